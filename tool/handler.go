@@ -1,0 +1,300 @@
+package tool
+
+import (
+	"context"
+	"errors"
+	"encoding/json"
+	"sync"
+)
+
+// Toolset is a source of tools: it lists them and hands out one Handler per
+// invocation. Implementations are safe for concurrent use.
+type Toolset interface {
+	// Tools lists the tools, in a stable order.
+	Tools(ctx context.Context) ([]Info, error)
+	// Handler returns a fresh handler for one call of the named tool, or an
+	// *UnknownToolError.
+	Handler(ctx context.Context, name string) (Handler, error)
+	// Close releases the toolset's resources (processes, sessions). Calls
+	// in flight end with an error; later use gives a *ClosedError.
+	Close() error
+}
+
+// Invocation is what a caller sends to start a call.
+type Invocation struct {
+	// CallID identifies the call in requests, logs and events; a random
+	// one is chosen when empty.
+	CallID string
+	// Arguments is the JSON object the LLM sent; nil means {}.
+	Arguments json.RawMessage
+	// Workspace is the directory the call works in (absolute); empty means
+	// the backend's default.
+	Workspace string
+	// Context is the host's context for the call, handed to LCP tools that
+	// declare tool_context; nil means {}.
+	Context map[string]any
+}
+
+// Step is the outcome of driving a Handler one step: exactly one of Result
+// (the call completed) and Request (the tool waits for a Response) is set.
+type Step struct {
+	Result  *Result
+	Request *Request
+}
+
+// Handler is one resumable invocation. Invoke starts the call; while the
+// returned Step carries a Request, Respond resolves it and returns the next
+// Step. The call runs under the context given to Invoke: cancelling it, or
+// the context of a later Respond while it waits, cancels the call, as does
+// Cancel. A Handler serves one call; using it again is an error.
+type Handler interface {
+	Invoke(ctx context.Context, inv Invocation) (Step, error)
+	Respond(ctx context.Context, resp Response) (Step, error)
+	Cancel(reason string) error
+}
+
+// RunFunc runs one call to completion. It may put requests to the caller
+// through Ask (and the helpers built on it) with the context it is given.
+// A returned error is an engine error; tool failures are Results.
+type RunFunc func(ctx context.Context, inv Invocation) (*Result, error)
+
+// NewHandler returns a Handler that runs fn for one call of the tool info
+// describes. Requests fn makes through Ask are checked against
+// info.Interactions and surface as Steps; a call that never asks completes
+// within Invoke without a goroutine.
+func NewHandler(info *Info, fn RunFunc) Handler {
+	return &handler{info: info, fn: fn}
+}
+
+type handlerState int
+
+const (
+	stateNew handlerState = iota
+	stateRunning
+	stateWaiting
+	stateDone
+)
+
+type handler struct {
+	info *Info
+	fn   RunFunc
+
+	mu      sync.Mutex
+	state   handlerState
+	cancel  context.CancelCauseFunc
+	pending *Request
+
+	requests chan *Request   // from the call's goroutine
+	replies  chan Response   // to the call's goroutine: the answer to pending
+	done     chan struct{}   // closed when the call's goroutine has finished
+	aborted  chan struct{}   // closed when the caller gave up on the call
+	abortErr error           // why, set before aborted is closed
+	res      *Result         // the outcome, set before done is closed
+	err      error
+}
+
+// asker is what Ask finds in a call's context.
+type asker struct {
+	h    *handler
+	info *Info
+	call *CallInfo
+}
+
+type askerKey struct{}
+
+// Invoke starts the call.
+func (h *handler) Invoke(ctx context.Context, inv Invocation) (Step, error) {
+	h.mu.Lock()
+	if h.state != stateNew {
+		h.mu.Unlock()
+		return Step{}, &ClosedError{What: "handler for " + h.info.Name + " (already invoked)"}
+	}
+	h.state = stateRunning
+	if inv.CallID == "" {
+		inv.CallID = NewID()
+	}
+	callCtx, cancel := context.WithCancelCause(ctx)
+	h.cancel = cancel
+	h.requests = make(chan *Request)
+	h.replies = make(chan Response)
+	h.done = make(chan struct{})
+	h.aborted = make(chan struct{})
+	h.mu.Unlock()
+
+	call := &CallInfo{Tool: h.info.Name, CallID: inv.CallID, Library: h.info.Library.ID, Workspace: inv.Workspace, Context: inv.Context}
+	if parent := CallFromContext(ctx); parent != nil {
+		call.Config = parent.Config
+		call.Depth = parent.Depth
+	}
+	callCtx = context.WithValue(callCtx, askerKey{}, &asker{h: h, info: h.info, call: call})
+	callCtx = WithCall(callCtx, call)
+	go func() {
+		defer close(h.done)
+		h.res, h.err = h.fn(callCtx, inv)
+		if h.err == nil && h.res == nil {
+			h.err = &ProtocolError{Tool: h.info.Name, Message: "the tool returned neither a result nor an error"}
+		}
+	}()
+	return h.next(ctx)
+}
+
+// next waits for the call's next step.
+func (h *handler) next(ctx context.Context) (Step, error) {
+	select {
+	case r := <-h.requests:
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.state == stateDone {
+			return Step{}, h.abortErr
+		}
+		h.state = stateWaiting
+		h.pending = r
+		return Step{Request: r}, nil
+	case <-h.done:
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.state == stateDone && h.abortErr != nil {
+			return Step{}, h.abortErr
+		}
+		h.state = stateDone
+		h.cancel(nil)
+		if h.err != nil {
+			return Step{}, h.err
+		}
+		return Step{Result: h.res}, nil
+	case <-h.aborted:
+		return Step{}, h.abortErr
+	case <-ctx.Done():
+		err := cancelledBy(ctx, h.info.Name)
+		h.abort(err)
+		return Step{}, h.abortErr
+	}
+}
+
+// abort cancels the call. The call's goroutine notices through its context;
+// anything waiting in next returns the abort error.
+func (h *handler) abort(err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.state == stateDone {
+		return
+	}
+	h.state = stateDone
+	h.pending = nil
+	h.abortErr = err
+	h.cancel(err)
+	close(h.aborted)
+}
+
+// Respond resolves the pending request.
+func (h *handler) Respond(ctx context.Context, resp Response) (Step, error) {
+	h.mu.Lock()
+	switch h.state {
+	case stateNew:
+		h.mu.Unlock()
+		return Step{}, &InvalidInteractionError{ID: resp.ID, Message: "the call has not started"}
+	case stateDone:
+		h.mu.Unlock()
+		return Step{}, &ClosedError{What: "handler for " + h.info.Name}
+	case stateRunning:
+		h.mu.Unlock()
+		return Step{}, &InvalidInteractionError{ID: resp.ID, Message: "no request is pending"}
+	}
+	req := h.pending
+	if _, err := req.CheckResponse(resp); err != nil {
+		h.mu.Unlock()
+		return Step{}, err
+	}
+	h.pending = nil
+	h.state = stateRunning
+	h.mu.Unlock()
+	select {
+	case h.replies <- resp:
+	case <-h.aborted:
+		return Step{}, h.abortErr
+	case <-ctx.Done():
+		err := cancelledBy(ctx, h.info.Name)
+		h.abort(err)
+		return Step{}, h.abortErr
+	}
+	return h.next(ctx)
+}
+
+// Cancel stops the call.
+func (h *handler) Cancel(reason string) error {
+	h.mu.Lock()
+	switch h.state {
+	case stateNew:
+		h.state = stateDone
+		h.mu.Unlock()
+		return nil
+	case stateDone:
+		h.mu.Unlock()
+		return &ClosedError{What: "handler for " + h.info.Name}
+	}
+	h.mu.Unlock()
+	h.abort(&CancelledError{Tool: h.info.Name, Reason: reason})
+	return nil
+}
+
+func causeText(ctx context.Context) string {
+	if c := context.Cause(ctx); c != nil {
+		return c.Error()
+	}
+	return ""
+}
+
+// Ask puts r to the caller of the call ctx belongs to and waits for the
+// answer. It fills r.ID, r.Tool, r.CallID and r.Library, checks r against
+// the tool's declared capabilities, and checks the answer's shape; the
+// returned Response's Value is normalized as Request.CheckResponse says.
+// Outside a call made through NewHandler it returns an
+// *UndeclaredInteractionError.
+func Ask(ctx context.Context, r *Request) (Response, error) {
+	a, _ := ctx.Value(askerKey{}).(*asker)
+	if a == nil {
+		return Response{}, &UndeclaredInteractionError{Kind: r.Kind}
+	}
+	if r.ID == "" {
+		r.ID = NewID()
+	}
+	r.Tool, r.CallID = a.info.Name, a.call.CallID
+	if r.Library == "" {
+		r.Library = a.info.Library.ID
+	}
+	if err := r.Check(); err != nil {
+		return Response{}, err
+	}
+	if !a.info.Interactions.allows(r) {
+		return Response{}, &UndeclaredInteractionError{Tool: a.info.Name, Kind: r.Kind}
+	}
+	h := a.h
+	select {
+	case h.requests <- r:
+	case <-ctx.Done():
+		return Response{}, cancelledBy(ctx, a.info.Name)
+	}
+	select {
+	case resp := <-h.replies:
+		v, _ := r.CheckResponse(resp) // checked in Respond
+		resp.Value = v
+		return resp, nil
+	case <-ctx.Done():
+		return Response{}, cancelledBy(ctx, a.info.Name)
+	}
+}
+
+// cancelledBy returns the error a call ends with when ctx is done: the
+// cause if it is a *CancelledError or *TimeoutError, else a *CancelledError.
+func cancelledBy(ctx context.Context, tool string) error {
+	cause := context.Cause(ctx)
+	var c *CancelledError
+	var t *TimeoutError
+	if errors.As(cause, &c) || errors.As(cause, &t) {
+		return cause
+	}
+	if errors.Is(cause, context.DeadlineExceeded) {
+		return &TimeoutError{Tool: tool}
+	}
+	return &CancelledError{Tool: tool, Reason: causeText(ctx)}
+}

@@ -1,0 +1,152 @@
+package tool
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Info describes one tool: what the LLM sees (name, description, input
+// schema) and what the host needs to know about it.
+type Info struct {
+	// Name is the unique name the LLM calls the tool by.
+	Name string
+	// Description is the text the LLM reads to decide when to call the tool.
+	Description string
+	// InputSchema is the JSON schema of the arguments object. Its bytes are
+	// kept as given so that key order survives into specs.
+	InputSchema json.RawMessage
+	// OutputSchema, when set, is the JSON schema of the structured result.
+	OutputSchema json.RawMessage
+	// Interactions declares what the tool may ask its caller while it runs.
+	Interactions Capabilities
+	// Library is the library the tool belongs to.
+	Library Library
+	// Source is the file the tool was read from, if any.
+	Source string
+	// ParsedViaRegexFallback is set for tools of a Python file that is not
+	// valid Python, read by the lossy line-based extractor.
+	ParsedViaRegexFallback bool
+}
+
+// Library describes a tool library for host UIs.
+type Library struct {
+	// ID is the library's key: the file stem for LCP libraries (the key of
+	// host_tool_configs), the alias for MCP servers.
+	ID string
+	// Name is the human name (TOOL_LIBRARY_NAME); it defaults to ID.
+	Name string
+	// Description is TOOL_LIBRARY_DESC, possibly empty.
+	Description string
+	// Icon is TOOL_LIBRARY_ICON, possibly empty.
+	Icon string
+}
+
+// Capabilities lists the kinds of Request a tool may make. Asking for a
+// kind that was not declared is an *UndeclaredInteractionError.
+type Capabilities struct {
+	Confirm        bool `json:"confirm,omitempty"`
+	Text           bool `json:"text,omitempty"`
+	MultilineText  bool `json:"multiline_text,omitempty"`
+	Secret         bool `json:"secret,omitempty"`
+	Select         bool `json:"select,omitempty"`
+	Form           bool `json:"form,omitempty"`
+	FormValidation bool `json:"form_validation,omitempty"`
+}
+
+// AllInteractions declares every kind of request. Python tools get it: any
+// of them may call the handlers the host gives them.
+var AllInteractions = Capabilities{Confirm: true, Text: true, MultilineText: true, Secret: true, Select: true, Form: true, FormValidation: true}
+
+// allows reports whether the capabilities cover r.
+func (c Capabilities) allows(r *Request) bool {
+	switch r.Kind {
+	case KindConfirm:
+		return c.Confirm
+	case KindText:
+		return c.Text && (!r.Multiline || c.MultilineText)
+	case KindSecret:
+		return c.Secret
+	case KindSelect:
+		return c.Select
+	case KindForm:
+		return c.Form && (!r.Validate || c.FormValidation)
+	}
+	return false
+}
+
+// Format names a spec layout understood by LLM APIs.
+type Format string
+
+// The spec formats of SPEC §6.
+const (
+	// FormatLCP is {"name","description","input_schema"}.
+	FormatLCP Format = "lcp"
+	// FormatOpenAI is {"type":"function","function":{"name","description","parameters"}}.
+	FormatOpenAI Format = "openai"
+	// FormatAnthropic is {"name","description","input_schema"}.
+	FormatAnthropic Format = "anthropic"
+	// FormatMCP is {"name","description","inputSchema"}.
+	FormatMCP Format = "mcp"
+)
+
+// ParseFormat returns the Format named s.
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(s); f {
+	case FormatLCP, FormatOpenAI, FormatAnthropic, FormatMCP:
+		return f, nil
+	}
+	return "", fmt.Errorf("unknown spec format %q (want lcp, openai, anthropic or mcp)", s)
+}
+
+var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{},"required":[]}`)
+
+// Spec returns the tool's spec in format f, with keys in the documented
+// order. The LCP format carries "_parsed_via_regex_fallback": true for
+// tools read by the fallback extractor.
+func (i *Info) Spec(f Format) json.RawMessage {
+	schema := i.InputSchema
+	if len(schema) == 0 {
+		schema = emptyObjectSchema
+	}
+	var b bytes.Buffer
+	switch f {
+	case FormatOpenAI:
+		b.WriteString(`{"type":"function","function":{"name":`)
+		writeJSONString(&b, i.Name)
+		b.WriteString(`,"description":`)
+		writeJSONString(&b, i.Description)
+		b.WriteString(`,"parameters":`)
+		b.Write(schema)
+		b.WriteString(`}}`)
+	case FormatMCP:
+		b.WriteString(`{"name":`)
+		writeJSONString(&b, i.Name)
+		b.WriteString(`,"description":`)
+		writeJSONString(&b, i.Description)
+		b.WriteString(`,"inputSchema":`)
+		b.Write(schema)
+		b.WriteByte('}')
+	default: // lcp and anthropic share a layout
+		b.WriteString(`{"name":`)
+		writeJSONString(&b, i.Name)
+		b.WriteString(`,"description":`)
+		writeJSONString(&b, i.Description)
+		b.WriteString(`,"input_schema":`)
+		b.Write(schema)
+		if f == FormatLCP && i.ParsedViaRegexFallback {
+			b.WriteString(`,"_parsed_via_regex_fallback":true`)
+		}
+		b.WriteByte('}')
+	}
+	return b.Bytes()
+}
+
+// writeJSONString writes s as a JSON string without HTML escaping, so that
+// specs read like the Python reference prints them.
+func writeJSONString(b *bytes.Buffer, s string) {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	b.Truncate(b.Len() - 1)
+}
