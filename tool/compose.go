@@ -40,10 +40,10 @@ func (d Diagnostic) String() string {
 // the toolsets; when two toolsets offer the same name the first wins and
 // the clash is recorded as a diagnostic. An Inventory is itself a Toolset.
 type Inventory struct {
-	mu    sync.Mutex
-	sets  []Toolset
-	diags []Diagnostic
-	owner map[string]int // tool name -> index in sets, from the last listing
+	mu     sync.Mutex
+	sets   []Toolset
+	diags  []Diagnostic
+	owner  map[string]int // tool name -> index in sets, from the last listing
 	closed bool
 }
 

@@ -2,8 +2,8 @@ package tool
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"sync"
 )
 
@@ -84,12 +84,12 @@ type handler struct {
 	cancel  context.CancelCauseFunc
 	pending *Request
 
-	requests chan *Request   // from the call's goroutine
-	replies  chan Response   // to the call's goroutine: the answer to pending
-	done     chan struct{}   // closed when the call's goroutine has finished
-	aborted  chan struct{}   // closed when the caller gave up on the call
-	abortErr error           // why, set before aborted is closed
-	res      *Result         // the outcome, set before done is closed
+	requests chan *Request // from the call's goroutine
+	replies  chan Response // to the call's goroutine: the answer to pending
+	done     chan struct{} // closed when the call's goroutine has finished
+	aborted  chan struct{} // closed when the caller gave up on the call
+	abortErr error         // why, set before aborted is closed
+	res      *Result       // the outcome, set before done is closed
 	err      error
 }
 
