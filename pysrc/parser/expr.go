@@ -1,0 +1,956 @@
+package parser
+
+import (
+	"github.com/lcptools/lcp/pysrc/ast"
+	"github.com/lcptools/lcp/pysrc/token"
+)
+
+func span(from token.Pos, to token.Pos) ast.Span { return ast.Span{From: from, To: to} }
+
+// star_expressions: a tuple without parentheses when there is a comma.
+func (p *parser) parseStarExpressions() ast.Expr {
+	pos := p.pos
+	first := p.parseStarExpression()
+	if p.tok != token.COMMA {
+		return first
+	}
+	elts := []ast.Expr{first}
+	for p.tok == token.COMMA {
+		p.next()
+		if !p.startsExpr() {
+			break
+		}
+		elts = append(elts, p.parseStarExpression())
+	}
+	return &ast.Tuple{Span: span(pos, p.prevEnd()), Elts: elts}
+}
+
+// startsExpr reports whether the current token can start an expression.
+func (p *parser) startsExpr() bool {
+	switch p.tok {
+	case token.NAME, token.NUMBER, token.STRING, token.FSTRING_START, token.LPAR, token.LSQB, token.LBRACE,
+		token.MINUS, token.PLUS, token.TILDE, token.NOT, token.LAMBDA, token.AWAIT, token.STAR,
+		token.TRUE, token.FALSE, token.NONE, token.ELLIPSIS:
+		return true
+	}
+	return false
+}
+
+func (p *parser) parseStarExpression() ast.Expr {
+	if p.tok == token.STAR {
+		pos := p.pos
+		p.next()
+		v := p.parseBitOr()
+		return &ast.Starred{Span: span(pos, p.prevEnd()), Value: v}
+	}
+	return p.parseExpression()
+}
+
+func (p *parser) parseStarNamedExpression() ast.Expr {
+	if p.tok == token.STAR {
+		pos := p.pos
+		p.next()
+		v := p.parseBitOr()
+		return &ast.Starred{Span: span(pos, p.prevEnd()), Value: v}
+	}
+	return p.parseNamedExpression()
+}
+
+func (p *parser) parseNamedExpression() ast.Expr {
+	if p.tok == token.NAME && p.peek(1) == token.COLONEQUAL {
+		pos := p.pos
+		target := &ast.Name{Span: span(p.pos, p.end), Id: p.lit}
+		p.next()
+		p.next()
+		v := p.parseExpression()
+		return &ast.NamedExpr{Span: span(pos, p.prevEnd()), Target: target, Value: v}
+	}
+	e := p.parseExpression()
+	if p.tok == token.COLONEQUAL {
+		p.failAt(e.Pos(), "cannot use assignment expressions with "+exprName(e))
+	}
+	return e
+}
+
+func (p *parser) parseExpression() ast.Expr {
+	if p.tok == token.LAMBDA {
+		return p.parseLambda()
+	}
+	p.enter()
+	defer p.leave()
+	pos := p.pos
+	body := p.parseDisjunction()
+	if p.tok != token.IF {
+		return body
+	}
+	p.next()
+	test := p.parseDisjunction()
+	if p.tok != token.ELSE {
+		p.failAt(body.Pos(), "expected 'else' after 'if' expression")
+	}
+	p.next()
+	orelse := p.parseExpression()
+	return &ast.IfExp{Span: span(pos, p.prevEnd()), Test: test, Body: body, OrElse: orelse}
+}
+
+func (p *parser) parseLambda() ast.Expr {
+	pos := p.pos
+	p.next()
+	args := p.parseParams(token.COLON, false)
+	p.expect(token.COLON)
+	body := p.parseExpression()
+	return &ast.Lambda{Span: span(pos, p.prevEnd()), Args: args, Body: body}
+}
+
+func (p *parser) parseDisjunction() ast.Expr {
+	pos := p.pos
+	x := p.parseConjunction()
+	if p.tok != token.OR {
+		return x
+	}
+	vals := []ast.Expr{x}
+	for p.got(token.OR) {
+		vals = append(vals, p.parseConjunction())
+	}
+	return &ast.BoolOp{Span: span(pos, p.prevEnd()), Op: token.OR, Values: vals}
+}
+
+func (p *parser) parseConjunction() ast.Expr {
+	pos := p.pos
+	x := p.parseInversion()
+	if p.tok != token.AND {
+		return x
+	}
+	vals := []ast.Expr{x}
+	for p.got(token.AND) {
+		vals = append(vals, p.parseInversion())
+	}
+	return &ast.BoolOp{Span: span(pos, p.prevEnd()), Op: token.AND, Values: vals}
+}
+
+func (p *parser) parseInversion() ast.Expr {
+	if p.tok == token.NOT {
+		p.enter()
+		defer p.leave()
+		pos := p.pos
+		p.next()
+		x := p.parseInversion()
+		return &ast.UnaryOp{Span: span(pos, p.prevEnd()), Op: token.NOT, Operand: x}
+	}
+	return p.parseComparison()
+}
+
+func (p *parser) cmpOp() (ast.CmpOp, int) {
+	switch p.tok {
+	case token.EQEQUAL:
+		return ast.Eq, 1
+	case token.NOTEQUAL:
+		return ast.NotEq, 1
+	case token.LESS:
+		return ast.Lt, 1
+	case token.LESSEQUAL:
+		return ast.LtE, 1
+	case token.GREATER:
+		return ast.Gt, 1
+	case token.GREATEREQUAL:
+		return ast.GtE, 1
+	case token.IN:
+		return ast.In, 1
+	case token.NOT:
+		if p.peek(1) == token.IN {
+			return ast.NotIn, 2
+		}
+	case token.IS:
+		if p.peek(1) == token.NOT {
+			return ast.IsNot, 2
+		}
+		return ast.Is, 1
+	}
+	return 0, 0
+}
+
+func (p *parser) parseComparison() ast.Expr {
+	pos := p.pos
+	x := p.parseBitOr()
+	op, n := p.cmpOp()
+	if n == 0 {
+		return x
+	}
+	c := &ast.Compare{Left: x}
+	for n > 0 {
+		for ; n > 0; n-- {
+			p.next()
+		}
+		c.Ops = append(c.Ops, op)
+		c.Comparators = append(c.Comparators, p.parseBitOr())
+		op, n = p.cmpOp()
+	}
+	c.Span = span(pos, p.prevEnd())
+	return c
+}
+
+func (p *parser) binary(pos token.Pos, left ast.Expr, op token.Token, right ast.Expr) ast.Expr {
+	return &ast.BinOp{Span: span(pos, p.prevEnd()), Left: left, Op: op, Right: right}
+}
+
+func (p *parser) parseBitOr() ast.Expr {
+	pos := p.pos
+	x := p.parseBitXor()
+	for p.tok == token.VBAR {
+		p.next()
+		x = p.binary(pos, x, token.VBAR, p.parseBitXor())
+	}
+	return x
+}
+
+func (p *parser) parseBitXor() ast.Expr {
+	pos := p.pos
+	x := p.parseBitAnd()
+	for p.tok == token.CIRCUMFLEX {
+		p.next()
+		x = p.binary(pos, x, token.CIRCUMFLEX, p.parseBitAnd())
+	}
+	return x
+}
+
+func (p *parser) parseBitAnd() ast.Expr {
+	pos := p.pos
+	x := p.parseShift()
+	for p.tok == token.AMPER {
+		p.next()
+		x = p.binary(pos, x, token.AMPER, p.parseShift())
+	}
+	return x
+}
+
+func (p *parser) parseShift() ast.Expr {
+	pos := p.pos
+	x := p.parseSum()
+	for p.tok == token.LEFTSHIFT || p.tok == token.RIGHTSHIFT {
+		op := p.tok
+		p.next()
+		x = p.binary(pos, x, op, p.parseSum())
+	}
+	return x
+}
+
+func (p *parser) parseSum() ast.Expr {
+	pos := p.pos
+	x := p.parseTerm()
+	for p.tok == token.PLUS || p.tok == token.MINUS {
+		op := p.tok
+		p.next()
+		x = p.binary(pos, x, op, p.parseTerm())
+	}
+	return x
+}
+
+func (p *parser) parseTerm() ast.Expr {
+	pos := p.pos
+	x := p.parseFactor()
+	for {
+		switch p.tok {
+		case token.STAR, token.SLASH, token.DOUBLESLASH, token.PERCENT, token.AT:
+			op := p.tok
+			p.next()
+			x = p.binary(pos, x, op, p.parseFactor())
+			continue
+		}
+		return x
+	}
+}
+
+func (p *parser) parseFactor() ast.Expr {
+	switch p.tok {
+	case token.PLUS, token.MINUS, token.TILDE:
+		p.enter()
+		defer p.leave()
+		pos, op := p.pos, p.tok
+		p.next()
+		x := p.parseFactor()
+		return &ast.UnaryOp{Span: span(pos, p.prevEnd()), Op: op, Operand: x}
+	}
+	return p.parsePower()
+}
+
+func (p *parser) parsePower() ast.Expr {
+	pos := p.pos
+	var x ast.Expr
+	if p.tok == token.AWAIT {
+		p.next()
+		v := p.parsePrimary()
+		x = &ast.Await{Span: span(pos, p.prevEnd()), Value: v}
+	} else {
+		x = p.parsePrimary()
+	}
+	if p.tok == token.DOUBLESTAR {
+		p.next()
+		x = p.binary(pos, x, token.DOUBLESTAR, p.parseFactor())
+	}
+	return x
+}
+
+func (p *parser) parsePrimary() ast.Expr {
+	pos := p.pos
+	x := p.parseAtom()
+	for {
+		switch p.tok {
+		case token.DOT:
+			p.next()
+			name := p.parseIdent()
+			x = &ast.Attribute{Span: span(pos, p.prevEnd()), Value: x, Attr: name}
+		case token.LPAR:
+			p.enter()
+			p.next()
+			args, kws := p.parseCallArgs(true)
+			p.expect(token.RPAR)
+			p.leave()
+			x = &ast.Call{Span: span(pos, p.prevEnd()), Func: x, Args: args, Keywords: kws}
+		case token.LSQB:
+			p.enter()
+			p.next()
+			s := p.parseSlices()
+			p.expect(token.RSQB)
+			p.leave()
+			x = &ast.Subscript{Span: span(pos, p.prevEnd()), Value: x, Slice: s}
+		default:
+			return x
+		}
+	}
+}
+
+func (p *parser) parseSlices() ast.Expr {
+	pos := p.pos
+	first := p.parseSlice()
+	if p.tok != token.COMMA {
+		if _, ok := first.(*ast.Starred); !ok {
+			return first
+		}
+		// a[*b] is a tuple of one starred element
+		return &ast.Tuple{Span: span(pos, p.prevEnd()), Elts: []ast.Expr{first}}
+	}
+	elts := []ast.Expr{first}
+	for p.got(token.COMMA) {
+		if p.tok == token.RSQB {
+			break
+		}
+		elts = append(elts, p.parseSlice())
+	}
+	return &ast.Tuple{Span: span(pos, p.prevEnd()), Elts: elts}
+}
+
+func (p *parser) parseSlice() ast.Expr {
+	pos := p.pos
+	if p.tok == token.STAR {
+		p.next()
+		v := p.parseExpression()
+		return &ast.Starred{Span: span(pos, p.prevEnd()), Value: v}
+	}
+	var lower ast.Expr
+	if p.tok != token.COLON {
+		lower = p.parseNamedExpression()
+		if p.tok != token.COLON {
+			return lower
+		}
+		if _, ok := lower.(*ast.NamedExpr); ok {
+			p.fail()
+		}
+	}
+	s := &ast.Slice{Lower: lower}
+	p.expect(token.COLON)
+	if p.tok != token.COLON && p.tok != token.COMMA && p.tok != token.RSQB {
+		s.Upper = p.parseExpression()
+	}
+	if p.got(token.COLON) {
+		if p.tok != token.COMMA && p.tok != token.RSQB {
+			s.Step = p.parseExpression()
+		}
+	}
+	s.Span = span(pos, p.prevEnd())
+	return s
+}
+
+// parseCallArgs parses the arguments of a call (or of a class definition
+// when genexp is false) up to, not including, the closing parenthesis.
+func (p *parser) parseCallArgs(genexp bool) (args []ast.Expr, kws []*ast.Keyword) {
+	sawKeyword, sawDoubleStar := false, false
+	for p.tok != token.RPAR {
+		pos := p.pos
+		switch {
+		case p.tok == token.STAR:
+			p.next()
+			v := p.parseExpression()
+			if sawDoubleStar {
+				p.failAt(pos, "iterable argument unpacking follows keyword argument unpacking")
+			}
+			args = append(args, &ast.Starred{Span: span(pos, p.prevEnd()), Value: v})
+		case p.tok == token.DOUBLESTAR:
+			p.next()
+			v := p.parseExpression()
+			kws = append(kws, &ast.Keyword{Span: span(pos, p.prevEnd()), Value: v})
+			sawDoubleStar = true
+		case p.tok == token.NAME && p.peek(1) == token.EQUAL:
+			name := p.lit
+			p.next()
+			p.next()
+			v := p.parseExpression()
+			kws = append(kws, &ast.Keyword{Span: span(pos, p.prevEnd()), Arg: name, Value: v})
+			sawKeyword = true
+		default:
+			v := p.parseNamedExpression()
+			if p.tok == token.EQUAL {
+				p.failAt(v.Pos(), "expression cannot contain assignment, perhaps you meant \"==\"?")
+			}
+			if p.tok == token.FOR || p.tok == token.ASYNC {
+				if !genexp || len(args) > 0 || len(kws) > 0 {
+					p.failAt(v.Pos(), "Generator expression must be parenthesized")
+				}
+				g := p.parseComprehension(pos, v, nil, compGen)
+				if p.tok != token.RPAR {
+					p.failAt(pos, "Generator expression must be parenthesized")
+				}
+				args = append(args, g)
+				return
+			}
+			if sawDoubleStar {
+				p.failAt(pos, "positional argument follows keyword argument unpacking")
+			}
+			if sawKeyword {
+				p.failAt(pos, "positional argument follows keyword argument")
+			}
+			args = append(args, v)
+		}
+		if !p.got(token.COMMA) {
+			break
+		}
+	}
+	return
+}
+
+const (
+	compList = iota
+	compSet
+	compDict
+	compGen
+)
+
+func (p *parser) parseComprehension(pos token.Pos, elt, value ast.Expr, kind int) ast.Expr {
+	var gens []*ast.Comprehension
+	for p.tok == token.FOR || p.tok == token.ASYNC {
+		cpos := p.pos
+		c := &ast.Comprehension{}
+		if p.tok == token.ASYNC {
+			c.IsAsync = true
+			p.next()
+		}
+		p.expect(token.FOR)
+		c.Target = p.parseStarTargets()
+		p.expect(token.IN)
+		c.Iter = p.parseDisjunction()
+		for p.tok == token.IF {
+			p.next()
+			c.Ifs = append(c.Ifs, p.parseDisjunction())
+		}
+		c.Span = span(cpos, p.prevEnd())
+		gens = append(gens, c)
+	}
+	end := p.end // the closing bracket, checked by the caller
+	switch kind {
+	case compList:
+		return &ast.ListComp{Span: span(pos, end), Elt: elt, Generators: gens}
+	case compSet:
+		return &ast.SetComp{Span: span(pos, end), Elt: elt, Generators: gens}
+	case compDict:
+		return &ast.DictComp{Span: span(pos, end), Key: elt, Value: value, Generators: gens}
+	}
+	return &ast.GeneratorExp{Span: span(pos, p.prevEnd()), Elt: elt, Generators: gens}
+}
+
+func (p *parser) parseYield() ast.Expr {
+	pos := p.pos
+	p.expect(token.YIELD)
+	if p.got(token.FROM) {
+		v := p.parseExpression()
+		return &ast.YieldFrom{Span: span(pos, p.prevEnd()), Value: v}
+	}
+	y := &ast.Yield{}
+	if p.startsExpr() {
+		y.Value = p.parseStarExpressions()
+	}
+	y.Span = span(pos, p.prevEnd())
+	return y
+}
+
+func (p *parser) parseAtom() ast.Expr {
+	pos := p.pos
+	switch p.tok {
+	case token.NAME:
+		name := &ast.Name{Span: span(pos, p.end), Id: p.lit}
+		p.next()
+		return name
+	case token.TRUE, token.FALSE, token.NONE, token.ELLIPSIS:
+		kind := map[token.Token]ast.ConstKind{token.TRUE: ast.True, token.FALSE: ast.False, token.NONE: ast.None, token.ELLIPSIS: ast.Ellipsis}[p.tok]
+		c := &ast.Constant{Span: span(pos, p.end), Kind: kind}
+		p.next()
+		return c
+	case token.NUMBER:
+		c := &ast.Constant{Span: span(pos, p.end), Raw: p.lit, Kind: numberKind(p.lit)}
+		p.next()
+		return c
+	case token.STRING, token.FSTRING_START:
+		return p.parseStrings()
+	case token.LPAR:
+		return p.parseParen()
+	case token.LSQB:
+		p.enter()
+		defer p.leave()
+		p.next()
+		if p.tok == token.RSQB {
+			p.next()
+			return &ast.List{Span: span(pos, p.prevEnd())}
+		}
+		first := p.parseStarNamedExpression()
+		if p.tok == token.FOR || p.tok == token.ASYNC {
+			if _, ok := first.(*ast.Starred); ok {
+				p.failAt(first.Pos(), "iterable unpacking cannot be used in comprehension")
+			}
+			c := p.parseComprehension(pos, first, nil, compList)
+			p.expect(token.RSQB)
+			return c
+		}
+		elts := []ast.Expr{first}
+		for p.got(token.COMMA) {
+			if p.tok == token.RSQB {
+				break
+			}
+			elts = append(elts, p.parseStarNamedExpression())
+		}
+		p.expect(token.RSQB)
+		return &ast.List{Span: span(pos, p.prevEnd()), Elts: elts}
+	case token.LBRACE:
+		return p.parseBrace()
+	}
+	p.fail()
+	return nil
+}
+
+func (p *parser) parseParen() ast.Expr {
+	p.enter()
+	defer p.leave()
+	pos := p.pos
+	p.next()
+	if p.tok == token.RPAR {
+		p.next()
+		return &ast.Tuple{Span: span(pos, p.prevEnd()), Parens: true}
+	}
+	if p.tok == token.YIELD {
+		y := p.parseYield()
+		p.expect(token.RPAR)
+		return y
+	}
+	first := p.parseStarNamedExpression()
+	_, starred := first.(*ast.Starred)
+	if p.tok == token.FOR || p.tok == token.ASYNC {
+		if starred {
+			p.failAt(first.Pos(), "iterable unpacking cannot be used in comprehension")
+		}
+		g := p.parseComprehension(pos, first, nil, compGen)
+		p.expect(token.RPAR)
+		g.(*ast.GeneratorExp).Span = span(pos, p.prevEnd())
+		return g
+	}
+	if p.tok != token.COMMA {
+		if starred {
+			p.failAt(first.Pos(), "cannot use starred expression here")
+		}
+		p.expect(token.RPAR)
+		return first
+	}
+	elts := []ast.Expr{first}
+	for p.got(token.COMMA) {
+		if p.tok == token.RPAR {
+			break
+		}
+		elts = append(elts, p.parseStarNamedExpression())
+	}
+	p.expect(token.RPAR)
+	return &ast.Tuple{Span: span(pos, p.prevEnd()), Elts: elts, Parens: true}
+}
+
+func (p *parser) parseBrace() ast.Expr {
+	p.enter()
+	defer p.leave()
+	pos := p.pos
+	p.next()
+	if p.tok == token.RBRACE {
+		p.next()
+		return &ast.Dict{Span: span(pos, p.prevEnd())}
+	}
+	if p.tok == token.DOUBLESTAR {
+		return p.parseDictRest(pos, nil, nil)
+	}
+	first := p.parseStarNamedExpression()
+	if p.tok == token.COLON {
+		switch first.(type) {
+		case *ast.Starred, *ast.NamedExpr:
+			p.fail()
+		}
+		p.next()
+		v := p.parseExpression()
+		if p.tok == token.FOR || p.tok == token.ASYNC {
+			c := p.parseComprehension(pos, first, v, compDict)
+			p.expect(token.RBRACE)
+			return c
+		}
+		return p.parseDictRest(pos, []ast.Expr{first}, []ast.Expr{v})
+	}
+	if p.tok == token.FOR || p.tok == token.ASYNC {
+		if _, ok := first.(*ast.Starred); ok {
+			p.failAt(first.Pos(), "iterable unpacking cannot be used in comprehension")
+		}
+		c := p.parseComprehension(pos, first, nil, compSet)
+		p.expect(token.RBRACE)
+		return c
+	}
+	elts := []ast.Expr{first}
+	for p.got(token.COMMA) {
+		if p.tok == token.RBRACE {
+			break
+		}
+		elts = append(elts, p.parseStarNamedExpression())
+	}
+	if p.tok == token.COLON {
+		p.failAt(p.pos, "invalid syntax")
+	}
+	p.expect(token.RBRACE)
+	return &ast.Set{Span: span(pos, p.prevEnd()), Elts: elts}
+}
+
+// parseDictRest parses the remaining items of a dict display; the
+// current token starts an item (or is the first '**').
+func (p *parser) parseDictRest(pos token.Pos, keys, values []ast.Expr) ast.Expr {
+	first := len(keys) == 0
+	for {
+		if !first {
+			if !p.got(token.COMMA) || p.tok == token.RBRACE {
+				break
+			}
+		}
+		first = false
+		if p.tok == token.DOUBLESTAR {
+			p.next()
+			keys = append(keys, nil)
+			values = append(values, p.parseBitOr())
+			if p.tok == token.FOR || p.tok == token.ASYNC {
+				p.failAt(p.pos, "dict unpacking cannot be used in dict comprehension")
+			}
+			continue
+		}
+		k := p.parseExpression()
+		if p.tok != token.COLON {
+			p.failAt(p.pos, "':' expected after dictionary key")
+		}
+		p.next()
+		keys = append(keys, k)
+		values = append(values, p.parseExpression())
+	}
+	p.expect(token.RBRACE)
+	return &ast.Dict{Span: span(pos, p.prevEnd()), Keys: keys, Values: values}
+}
+
+// parseParams parses def parameters (annotations allowed) or lambda
+// parameters up to the closing token, which is not consumed.
+func (p *parser) parseParams(close token.Token, annotations bool) *ast.Arguments {
+	a := &ast.Arguments{}
+	pos := p.pos
+	var plain []*ast.Arg // positional parameters not yet known to be positional-only
+	var defaults []ast.Expr
+	sawSlash, sawStar, sawDefault, bareStar := false, false, false, false
+	for p.tok != close {
+		switch p.tok {
+		case token.SLASH:
+			if sawSlash {
+				p.failAt(p.pos, "/ may appear only once")
+			}
+			if sawStar {
+				p.failAt(p.pos, "/ must be ahead of *")
+			}
+			if len(plain) == 0 {
+				p.fail()
+			}
+			sawSlash = true
+			a.PosOnly, plain = plain, nil
+			p.next()
+		case token.STAR:
+			if sawStar {
+				p.failAt(p.pos, "* argument may appear only once")
+			}
+			sawStar = true
+			spos := p.pos
+			p.next()
+			if p.tok == token.COMMA || p.tok == close {
+				bareStar = true
+				if p.tok == close || p.peek(1) == close || p.peek(1) == token.DOUBLESTAR {
+					p.failAt(spos, "named arguments must follow bare *")
+				}
+			} else {
+				arg := p.parseParam(annotations, true)
+				a.VarArg = arg
+				if p.tok == token.EQUAL {
+					p.failAt(p.pos, "var-positional argument cannot have default value")
+				}
+			}
+		case token.DOUBLESTAR:
+			p.next()
+			a.KwArg = p.parseParam(annotations, false)
+			if p.tok == token.EQUAL {
+				p.failAt(p.pos, "var-keyword argument cannot have default value")
+			}
+			if p.tok == token.COMMA {
+				p.next()
+			}
+			if p.tok != close {
+				p.failAt(p.pos, "arguments cannot follow var-keyword argument")
+			}
+			continue
+		default:
+			arg := p.parseParam(annotations, false)
+			var def ast.Expr
+			if p.got(token.EQUAL) {
+				def = p.parseExpression()
+			}
+			if sawStar {
+				a.KwOnly = append(a.KwOnly, arg)
+				a.KwDefaults = append(a.KwDefaults, def)
+			} else {
+				if def != nil {
+					sawDefault = true
+					defaults = append(defaults, def)
+				} else if sawDefault {
+					p.failAt(arg.Pos(), "parameter without a default follows parameter with a default")
+				}
+				plain = append(plain, arg)
+			}
+		}
+		if p.tok == close {
+			break
+		}
+		if p.tok != token.COMMA {
+			p.fail()
+		}
+		p.next()
+	}
+	_ = bareStar
+	a.Args = plain
+	a.Defaults = defaults
+	a.Span = span(pos, p.prevEnd())
+	return a
+}
+
+func (p *parser) parseParam(annotations, star bool) *ast.Arg {
+	pos := p.pos
+	if p.tok != token.NAME {
+		p.fail()
+	}
+	arg := &ast.Arg{Name: p.lit}
+	p.next()
+	if annotations && p.got(token.COLON) {
+		if star && p.tok == token.STAR {
+			arg.Annotation = p.parseStarExpression()
+		} else {
+			arg.Annotation = p.parseExpression()
+		}
+	}
+	arg.Span = span(pos, p.prevEnd())
+	return arg
+}
+
+// ---------------------------------------------------------------------------
+// Targets
+
+type targetKind int
+
+const (
+	targetAssign targetKind = iota
+	targetDel
+)
+
+// parseStarTargets parses the targets of for loops and comprehensions.
+func (p *parser) parseStarTargets() ast.Expr {
+	pos := p.pos
+	first := p.parseStarTarget()
+	if p.tok != token.COMMA {
+		if _, ok := first.(*ast.Starred); ok {
+			// `for *x in y` is accepted by ast.parse
+			return first
+		}
+		return first
+	}
+	elts := []ast.Expr{first}
+	for p.got(token.COMMA) {
+		if p.tok == token.IN || p.tok == token.EQUAL || !p.startsTarget() {
+			break
+		}
+		elts = append(elts, p.parseStarTarget())
+	}
+	return &ast.Tuple{Span: span(pos, p.prevEnd()), Elts: elts}
+}
+
+func (p *parser) startsTarget() bool {
+	switch p.tok {
+	case token.NAME, token.LPAR, token.LSQB, token.STAR, token.STRING, token.FSTRING_START, token.NUMBER, token.LBRACE,
+		token.TRUE, token.FALSE, token.NONE, token.ELLIPSIS:
+		return true
+	}
+	return false
+}
+
+func (p *parser) parseStarTarget() ast.Expr {
+	pos := p.pos
+	if p.tok == token.STAR {
+		p.next()
+		if p.tok == token.STAR {
+			p.fail()
+		}
+		p.enter()
+		v := p.parseStarTarget()
+		p.leave()
+		s := &ast.Starred{Span: span(pos, p.prevEnd()), Value: v}
+		return s
+	}
+	t := p.parsePrimary()
+	p.checkTarget(t, targetAssign)
+	return t
+}
+
+func (p *parser) parseDelTarget() ast.Expr {
+	t := p.parsePrimary()
+	p.checkTarget(t, targetDel)
+	return t
+}
+
+// checkTarget reports an error unless e can be assigned to (or deleted).
+func (p *parser) checkTarget(e ast.Expr, kind targetKind) {
+	switch e := e.(type) {
+	case *ast.Name, *ast.Attribute, *ast.Subscript:
+		return
+	case *ast.Starred:
+		if kind == targetDel {
+			p.failAt(e.Pos(), "cannot delete starred")
+		}
+		p.checkTarget(e.Value, kind)
+		return
+	case *ast.Tuple:
+		for _, x := range e.Elts {
+			p.checkTarget(x, kind)
+		}
+		return
+	case *ast.List:
+		for _, x := range e.Elts {
+			p.checkTarget(x, kind)
+		}
+		return
+	}
+	verb := "assign to"
+	if kind == targetDel {
+		verb = "delete"
+	}
+	p.failAt(e.Pos(), "cannot "+verb+" "+exprName(e))
+}
+
+func (p *parser) checkAugTarget(e ast.Expr) {
+	switch e.(type) {
+	case *ast.Name, *ast.Attribute, *ast.Subscript:
+		return
+	}
+	p.failAt(e.Pos(), "'"+exprName(e)+"' is an illegal expression for augmented assignment")
+}
+
+func (p *parser) checkAnnTarget(e ast.Expr) {
+	switch e.(type) {
+	case *ast.Name, *ast.Attribute, *ast.Subscript:
+		return
+	case *ast.Tuple:
+		p.failAt(e.Pos(), "only single target (not tuple) can be annotated")
+	case *ast.List:
+		p.failAt(e.Pos(), "only single target (not list) can be annotated")
+	}
+	p.failAt(e.Pos(), "illegal target for annotation")
+}
+
+// exprName names an expression as CPython's error messages do.
+func exprName(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.Attribute:
+		return "attribute"
+	case *ast.Subscript:
+		return "subscript"
+	case *ast.Starred:
+		return "starred"
+	case *ast.Name:
+		return "name"
+	case *ast.List:
+		return "list"
+	case *ast.Tuple:
+		return "tuple"
+	case *ast.Lambda:
+		return "lambda"
+	case *ast.Call:
+		return "function call"
+	case *ast.BoolOp, *ast.BinOp, *ast.UnaryOp:
+		return "expression"
+	case *ast.GeneratorExp:
+		return "generator expression"
+	case *ast.Yield, *ast.YieldFrom:
+		return "yield expression"
+	case *ast.Await:
+		return "await expression"
+	case *ast.ListComp:
+		return "list comprehension"
+	case *ast.SetComp:
+		return "set comprehension"
+	case *ast.DictComp:
+		return "dict comprehension"
+	case *ast.Dict:
+		return "dict literal"
+	case *ast.Set:
+		return "set display"
+	case *ast.JoinedStr, *ast.FormattedValue:
+		return "f-string expression"
+	case *ast.Constant:
+		switch e.Kind {
+		case ast.None:
+			return "None"
+		case ast.True:
+			return "True"
+		case ast.False:
+			return "False"
+		case ast.Ellipsis:
+			return "ellipsis"
+		}
+		return "literal"
+	case *ast.Compare:
+		return "comparison"
+	case *ast.IfExp:
+		return "conditional expression"
+	case *ast.NamedExpr:
+		return "named expression"
+	}
+	return "expression"
+}
+
+func numberKind(lit string) ast.ConstKind {
+	n := len(lit)
+	if n > 0 && (lit[n-1] == 'j' || lit[n-1] == 'J') {
+		return ast.Complex
+	}
+	if n > 1 && lit[0] == '0' && (lit[1]|0x20 == 'x' || lit[1]|0x20 == 'o' || lit[1]|0x20 == 'b') {
+		return ast.Int
+	}
+	for i := 0; i < n; i++ {
+		if c := lit[i]; c == '.' || c == 'e' || c == 'E' {
+			return ast.Float
+		}
+	}
+	return ast.Int
+}
