@@ -589,10 +589,10 @@ func (p *parser) parseBrace() ast.Expr {
 	if p.tok == token.DOUBLESTAR {
 		return p.parseDictRest(pos, nil, nil)
 	}
+	walrus := p.tok == token.NAME && p.peek(1) == token.COLONEQUAL
 	first := p.parseStarNamedExpression()
 	if p.tok == token.COLON {
-		switch first.(type) {
-		case *ast.Starred, *ast.NamedExpr:
+		if _, ok := first.(*ast.Starred); ok || walrus {
 			p.fail()
 		}
 		p.next()

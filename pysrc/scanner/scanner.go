@@ -255,6 +255,25 @@ func (s *Scanner) indentation() bool {
 		return false
 	}
 	c := s.src[s.offs]
+	if c == '\\' {
+		// A line continuation right after the indentation: when the joined
+		// line is blank, the whole line is blank; otherwise the indentation
+		// is the one before the backslash.
+		j := s.offs + 1
+		if j < len(s.src) && (s.src[j] == '\n' || s.src[j] == '\r') {
+			if s.src[j] == '\r' && j+1 < len(s.src) && s.src[j+1] == '\n' {
+				j++
+			}
+			j++
+			for j < len(s.src) && (s.src[j] == ' ' || s.src[j] == '\t' || s.src[j] == '\f') {
+				j++
+			}
+			if j < len(s.src) && (s.src[j] == '\n' || s.src[j] == '\r' || s.src[j] == '#') {
+				s.offs = j
+				c = s.src[j]
+			}
+		}
+	}
 	if c == '#' || c == '\n' || c == '\r' {
 		if c == '#' {
 			s.skipComment()

@@ -1,0 +1,263 @@
+package pysrc
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+
+	"github.com/lcptools/lcp/pysrc/ast"
+	"github.com/lcptools/lcp/pysrc/parser"
+	"github.com/lcptools/lcp/pysrc/pyval"
+	"github.com/lcptools/lcp/pysrc/scanner"
+	"github.com/lcptools/lcp/pysrc/token"
+)
+
+// hiddenParams are injected by the host and never shown to the LLM.
+var hiddenParams = map[string]bool{
+	"args": true, "kwargs": true, "tool_context": true, "lollms_client_instance": true,
+	"discussion_instance": true, "user_interaction_handler": true,
+}
+
+// IsHiddenParam reports whether a parameter name is one of the
+// host-injected names of SPEC §5.
+func IsHiddenParam(name string) bool { return hiddenParams[name] }
+
+var promptRE = regexp.MustCompile(`^tool_.+_prompt$`)
+
+// IsPromptName reports whether a function name is a prompt provider
+// (^tool_.+_prompt$), never a tool.
+func IsPromptName(name string) bool { return promptRE.MatchString(name) }
+
+func extract(filename string, src []byte) *File {
+	f := &File{Filename: filename, Library: Library{Name: Stem(filename)}}
+	mod, file, err := parser.Parse(filename, src)
+	if err != nil {
+		if list, ok := err.(scanner.ErrorList); ok {
+			f.SyntaxErrors = list
+		} else {
+			f.SyntaxErrors = scanner.ErrorList{{Pos: token.Position{Filename: filename}, Msg: err.Error()}}
+		}
+		for _, e := range f.SyntaxErrors {
+			f.Diagnostics = append(f.Diagnostics, Diagnostic{filename, e.Pos.Line, DiagSyntaxError, "syntax error: " + e.Msg})
+			break
+		}
+		fallback(f, string(src))
+		if len(f.Tools) > 0 {
+			f.Diagnostics = append(f.Diagnostics, Diagnostic{filename, f.Tools[0].Line, DiagFallbackParsing,
+				fmt.Sprintf("%d tool(s) read by the regex fallback: their schemas are approximate", len(f.Tools))})
+		}
+		return f
+	}
+	x := &extractor{f: f, file: file}
+	x.module(mod)
+	x.checkPrompts()
+	return f
+}
+
+type extractor struct {
+	f    *File
+	file *token.File
+}
+
+func (x *extractor) line(p token.Pos) int { return x.file.Line(p) }
+
+func (x *extractor) module(mod *ast.Module) {
+	for _, st := range mod.Body {
+		x.libraryMeta(st)
+	}
+	x.stmts(mod.Body, false)
+}
+
+func (x *extractor) libraryMeta(st ast.Stmt) {
+	var targets []ast.Expr
+	var value ast.Expr
+	switch st := st.(type) {
+	case *ast.Assign:
+		targets, value = st.Targets, st.Value
+	case *ast.AnnAssign:
+		if st.Value == nil {
+			return
+		}
+		targets, value = []ast.Expr{st.Target}, st.Value
+	default:
+		return
+	}
+	c, ok := value.(*ast.Constant)
+	if !ok || c.Kind != ast.Str {
+		return
+	}
+	for _, t := range targets {
+		n, ok := t.(*ast.Name)
+		if !ok {
+			continue
+		}
+		switch n.Id {
+		case "TOOL_LIBRARY_NAME":
+			x.f.Library.Name = c.Str
+		case "TOOL_LIBRARY_DESC":
+			x.f.Library.Description = c.Str
+		case "TOOL_LIBRARY_ICON":
+			x.f.Library.Icon = c.Str
+		}
+	}
+}
+
+// stmts visits statements in source order; nested tells whether they are
+// inside a function or class body.
+func (x *extractor) stmts(list []ast.Stmt, nested bool) {
+	for _, st := range list {
+		x.stmt(st, nested)
+	}
+}
+
+func (x *extractor) stmt(st ast.Stmt, nested bool) {
+	switch st := st.(type) {
+	case *ast.FunctionDef:
+		x.function(st, nested)
+		x.stmts(st.Body, true)
+	case *ast.ClassDef:
+		x.stmts(st.Body, true)
+	case *ast.If:
+		x.stmts(st.Body, nested)
+		x.stmts(st.OrElse, nested)
+	case *ast.For:
+		x.stmts(st.Body, nested)
+		x.stmts(st.OrElse, nested)
+	case *ast.While:
+		x.stmts(st.Body, nested)
+		x.stmts(st.OrElse, nested)
+	case *ast.With:
+		x.stmts(st.Body, nested)
+	case *ast.Try:
+		x.stmts(st.Body, nested)
+		for _, h := range st.Handlers {
+			x.stmts(h.Body, nested)
+		}
+		x.stmts(st.OrElse, nested)
+		x.stmts(st.FinalBody, nested)
+	case *ast.Match:
+		for _, c := range st.Cases {
+			x.stmts(c.Body, nested)
+		}
+	}
+}
+
+func (x *extractor) function(fn *ast.FunctionDef, nested bool) {
+	if len(fn.Name) < 5 || fn.Name[:5] != "tool_" {
+		return
+	}
+	line := x.line(fn.NamePos)
+	if IsPromptName(fn.Name) {
+		x.f.Prompts = append(x.f.Prompts, Prompt{Name: fn.Name, Line: line, TopLevel: !nested})
+		return
+	}
+	t := &Tool{Name: fn.Name, Async: fn.IsAsync, TopLevel: !nested, Line: line}
+	doc := docstring(fn.Body)
+	t.Description = description(doc)
+	docs := paramDocs(doc)
+	a := fn.Args
+	positional := append(append([]*ast.Arg{}, a.PosOnly...), a.Args...)
+	firstDefault := len(positional) - len(a.Defaults)
+	index := map[string]int{}
+	add := func(arg *ast.Arg, def ast.Expr) {
+		t.Declared = append(t.Declared, arg.Name)
+		if hiddenParams[arg.Name] {
+			return
+		}
+		p := Param{Name: arg.Name, Type: "string"}
+		if arg.Annotation != nil {
+			p.Type = jsonType(pyval.Unparse(arg.Annotation))
+		}
+		if d, ok := docs[arg.Name]; ok {
+			p.Description = d
+		} else {
+			p.Description = "Parameter '" + arg.Name + "'"
+			if x.f != nil {
+				x.f.Diagnostics = append(x.f.Diagnostics, Diagnostic{x.f.Filename, x.line(arg.Pos()), DiagUndocumented,
+					fmt.Sprintf("parameter %q of %s has no description in the docstring", arg.Name, fn.Name)})
+			}
+		}
+		if def != nil {
+			p.Default = defaultJSON(def)
+		} else {
+			t.Required = append(t.Required, arg.Name)
+		}
+		if i, dup := index[arg.Name]; dup {
+			t.Params[i] = p
+			return
+		}
+		index[arg.Name] = len(t.Params)
+		t.Params = append(t.Params, p)
+	}
+	for i, arg := range positional {
+		var def ast.Expr
+		if i >= firstDefault && i-firstDefault < len(a.Defaults) {
+			def = a.Defaults[i-firstDefault]
+		}
+		add(arg, def)
+	}
+	if a.VarArg != nil {
+		t.Declared = append(t.Declared, "*"+a.VarArg.Name)
+	}
+	for i, arg := range a.KwOnly {
+		var def ast.Expr
+		if i < len(a.KwDefaults) {
+			def = a.KwDefaults[i]
+		}
+		add(arg, def)
+	}
+	if a.KwArg != nil {
+		t.AcceptsKwargs = true
+		t.Declared = append(t.Declared, "**"+a.KwArg.Name)
+	}
+	if nested {
+		x.f.Diagnostics = append(x.f.Diagnostics, Diagnostic{x.f.Filename, line, DiagNestedTool,
+			fmt.Sprintf("%s is defined inside a function or class: it is not a module attribute and cannot be called", fn.Name)})
+	}
+	x.f.Tools = append(x.f.Tools, t)
+}
+
+// defaultJSON is SPEC §5's default rule: the literal value when
+// ast.literal_eval gives a JSON-representable value, else the unparsed
+// text with quotes stripped, as a JSON string.
+func defaultJSON(e ast.Expr) json.RawMessage {
+	if text, ok := pyval.LiteralJSON(e); ok {
+		return json.RawMessage(text)
+	}
+	return json.RawMessage(jsonString(stripQuotes(pyval.Unparse(e))))
+}
+
+func jsonString(s string) string { return pyval.JSONString(s) }
+
+// docstring returns the cleaned docstring of a body ("" when none): its
+// first statement must be a plain str literal.
+func docstring(body []ast.Stmt) string {
+	if len(body) == 0 {
+		return ""
+	}
+	es, ok := body[0].(*ast.ExprStmt)
+	if !ok {
+		return ""
+	}
+	c, ok := es.Value.(*ast.Constant)
+	if !ok || c.Kind != ast.Str {
+		return ""
+	}
+	return cleandoc(c.Str)
+}
+
+func (x *extractor) checkPrompts() {
+	tools := map[string]bool{}
+	for _, t := range x.f.Tools {
+		tools[t.Name] = true
+	}
+	libPrompt := "tool_" + Stem(x.f.Filename) + "_prompt"
+	for _, p := range x.f.Prompts {
+		target := p.Name[:len(p.Name)-len("_prompt")]
+		if tools[target] || p.Name == libPrompt {
+			continue
+		}
+		x.f.Diagnostics = append(x.f.Diagnostics, Diagnostic{x.f.Filename, p.Line, DiagOrphanPrompt,
+			fmt.Sprintf("%s has no tool %s in this file and is not the library prompt %s", p.Name, target, libPrompt)})
+	}
+}

@@ -1,0 +1,197 @@
+// Package pysrc reads LCP tool files: Python source whose functions named
+// tool_* are tools. It never runs Python: a pure-Go tokenizer and parser
+// (subpackages token, scanner, ast, parser) build the syntax tree, and the
+// rules of SPEC §5 turn every tool function into a name, a description and
+// a JSON input schema, exactly as Python's ast module would under those
+// rules. Files with syntax errors go through a lossy line-based fallback
+// whose tools are marked ParsedViaRegexFallback.
+//
+//	f, err := pysrc.ReadFile("weather.py", src)
+//	if err != nil {
+//		return err // src is not UTF-8
+//	}
+//	for _, t := range f.Tools {
+//		fmt.Println(t.Name, string(t.InputSchema()))
+//	}
+package pysrc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/lcptools/lcp/pysrc/scanner"
+)
+
+// ErrNotUTF8 is returned (wrapped) by ReadFile when the source is not
+// valid UTF-8; such a file is skipped by discovery.
+var ErrNotUTF8 = errors.New("not valid UTF-8")
+
+// ErrorList is a sorted list of syntax errors, one `file:line:col: msg`
+// per line.
+type ErrorList = scanner.ErrorList
+
+// File is what ReadFile extracts from one tool file.
+type File struct {
+	Filename string
+	Library  Library
+	// Tools lists every tool function in source order of its def line.
+	// Tools of the same name are all listed: dedup is the caller's job.
+	Tools []*Tool
+	// Prompts lists the prompt providers (functions named tool_*_prompt).
+	Prompts []Prompt
+	// SyntaxErrors is non-nil when the file is not valid Python; Tools
+	// then come from the regex fallback.
+	SyntaxErrors ErrorList
+	// Diagnostics are findings for `lcp check`.
+	Diagnostics []Diagnostic
+}
+
+// Library is the library metadata of a file: TOOL_LIBRARY_NAME,
+// TOOL_LIBRARY_DESC and TOOL_LIBRARY_ICON, module-level assignments of a
+// plain string literal. Name defaults to the file stem.
+type Library struct {
+	Name, Description, Icon string
+}
+
+// Tool is one tool function.
+type Tool struct {
+	Name        string
+	Description string
+	// Params are the schema properties in order (hidden parameters and
+	// *args/**kwargs removed; a repeated name replaces the earlier entry
+	// in its position).
+	Params   []Param
+	Required []string
+	// AcceptsKwargs is set when the function declares **kwargs.
+	AcceptsKwargs bool
+	Async         bool
+	// TopLevel is set for a def that is not nested in a function or class,
+	// so that the tool is an attribute of its module and can be called.
+	TopLevel bool
+	// Line is the 1-based line of the def keyword.
+	Line int
+	// ParsedViaRegexFallback marks tools read by the fallback extractor.
+	ParsedViaRegexFallback bool
+	// Declared lists every parameter name of the signature, hidden ones
+	// and *args/**kwargs included (for the worker's injection rules).
+	Declared []string
+}
+
+// Param is one property of a tool's input schema.
+type Param struct {
+	Name        string
+	Type        string
+	Description string
+	// Default is the JSON text of the default value, nil when the
+	// parameter is required.
+	Default json.RawMessage
+}
+
+// Prompt is a prompt provider function tool_<name>_prompt.
+type Prompt struct {
+	Name     string
+	Line     int
+	TopLevel bool
+}
+
+// Diagnostic is a finding about a tool file, for `lcp check`.
+type Diagnostic struct {
+	Filename string
+	Line     int
+	Kind     DiagnosticKind
+	Message  string
+}
+
+// DiagnosticKind classifies diagnostics.
+type DiagnosticKind string
+
+// Diagnostic kinds.
+const (
+	DiagSyntaxError     DiagnosticKind = "syntax-error"
+	DiagNestedTool      DiagnosticKind = "nested-tool"
+	DiagUndocumented    DiagnosticKind = "undocumented-parameter"
+	DiagOrphanPrompt    DiagnosticKind = "orphan-prompt"
+	DiagFallbackParsing DiagnosticKind = "regex-fallback"
+)
+
+// String formats the diagnostic as file:line: message.
+func (d Diagnostic) String() string {
+	return fmt.Sprintf("%s:%d: %s", d.Filename, d.Line, d.Message)
+}
+
+// Stem returns the library stem of a file name ("tools/db_ops.py" ->
+// "db_ops").
+func Stem(filename string) string {
+	base := filepath.Base(filename)
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
+// ReadFile parses one Python tool file's source and extracts its tools.
+// The error is non-nil (wrapping ErrNotUTF8) only when src is not UTF-8; a
+// syntax error is reported in File.SyntaxErrors and the fallback extractor
+// is used. A UTF-8 byte-order mark is ignored.
+func ReadFile(filename string, src []byte) (*File, error) {
+	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
+	if !utf8.Valid(src) {
+		return nil, fmt.Errorf("%s: %w", filename, ErrNotUTF8)
+	}
+	return extract(filename, src), nil
+}
+
+// InputSchema returns the tool's input schema:
+// {"type": "object", "properties": {...}, "required": [...]} with property
+// keys in the order type, description, default.
+func (t *Tool) InputSchema() json.RawMessage {
+	var b bytes.Buffer
+	t.writeSchema(&b)
+	return b.Bytes()
+}
+
+func (t *Tool) writeSchema(b *bytes.Buffer) {
+	b.WriteString(`{"type": "object", "properties": {`)
+	for i, p := range t.Params {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(jsonString(p.Name))
+		b.WriteString(`: {"type": `)
+		b.WriteString(jsonString(p.Type))
+		b.WriteString(`, "description": `)
+		b.WriteString(jsonString(p.Description))
+		if p.Default != nil {
+			b.WriteString(`, "default": `)
+			b.Write(p.Default)
+		}
+		b.WriteString("}")
+	}
+	b.WriteString(`}, "required": [`)
+	for i, r := range t.Required {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(jsonString(r))
+	}
+	b.WriteString("]}")
+}
+
+// MarshalJSON returns {"name", "description", "input_schema"}, plus
+// "_parsed_via_regex_fallback": true for fallback tools.
+func (t *Tool) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`{"name": `)
+	b.WriteString(jsonString(t.Name))
+	b.WriteString(`, "description": `)
+	b.WriteString(jsonString(t.Description))
+	b.WriteString(`, "input_schema": `)
+	t.writeSchema(&b)
+	if t.ParsedViaRegexFallback {
+		b.WriteString(`, "_parsed_via_regex_fallback": true`)
+	}
+	b.WriteString("}")
+	return b.Bytes(), nil
+}
