@@ -113,6 +113,15 @@ func (h *handler) Invoke(ctx context.Context, inv Invocation) (Step, error) {
 	if inv.CallID == "" {
 		inv.CallID = NewID()
 	}
+	if h.info.Interactions == (Capabilities{}) {
+		// A tool that cannot ask anything runs to completion right here:
+		// no goroutine, no channels.
+		callCtx, cancel := context.WithCancelCause(ctx)
+		h.cancel = cancel
+		h.aborted = make(chan struct{})
+		h.mu.Unlock()
+		return h.runInline(callCtx, inv)
+	}
 	callCtx, cancel := context.WithCancelCause(ctx)
 	h.cancel = cancel
 	h.requests = make(chan *Request)
@@ -123,7 +132,6 @@ func (h *handler) Invoke(ctx context.Context, inv Invocation) (Step, error) {
 
 	call := &CallInfo{Tool: h.info.Name, CallID: inv.CallID, Library: h.info.Library.ID, Workspace: inv.Workspace, Context: inv.Context}
 	if parent := CallFromContext(ctx); parent != nil {
-		call.Config = parent.Config
 		call.Depth = parent.Depth
 	}
 	callCtx = context.WithValue(callCtx, askerKey{}, &asker{h: h, info: h.info, call: call})
@@ -136,6 +144,31 @@ func (h *handler) Invoke(ctx context.Context, inv Invocation) (Step, error) {
 		}
 	}()
 	return h.next(ctx)
+}
+
+func (h *handler) runInline(ctx context.Context, inv Invocation) (Step, error) {
+	call := &CallInfo{Tool: h.info.Name, CallID: inv.CallID, Library: h.info.Library.ID, Workspace: inv.Workspace, Context: inv.Context}
+	if parent := CallFromContext(ctx); parent != nil {
+		call.Depth = parent.Depth
+	}
+	res, err := h.fn(WithCall(ctx, call), inv)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.state == stateDone && h.abortErr != nil {
+		return Step{}, h.abortErr
+	}
+	h.state = stateDone
+	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		err = cancelledBy(ctx, h.info.Name)
+	}
+	h.cancel(nil)
+	if err == nil && res == nil {
+		err = &ProtocolError{Tool: h.info.Name, Message: "the tool returned neither a result nor an error"}
+	}
+	if err != nil {
+		return Step{}, err
+	}
+	return Step{Result: res}, nil
 }
 
 // next waits for the call's next step.
@@ -253,7 +286,7 @@ func causeText(ctx context.Context) string {
 func Ask(ctx context.Context, r *Request) (Response, error) {
 	a, _ := ctx.Value(askerKey{}).(*asker)
 	if a == nil {
-		return Response{}, &UndeclaredInteractionError{Kind: r.Kind}
+		return Response{}, &UndeclaredInteractionError{Tool: nameOf(ctx), Kind: r.Kind}
 	}
 	if r.ID == "" {
 		r.ID = NewID()
@@ -298,3 +331,8 @@ func cancelledBy(ctx context.Context, tool string) error {
 	}
 	return &CancelledError{Tool: tool, Reason: causeText(ctx)}
 }
+
+// ContextError returns the engine error a call of the named tool ends with
+// when ctx is done: a *TimeoutError for a deadline, a *CancelledError
+// otherwise (or the context's cause when it is one of those).
+func ContextError(ctx context.Context, tool string) error { return cancelledBy(ctx, tool) }

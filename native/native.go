@@ -1,0 +1,368 @@
+// Package native serves Go functions as tools: with an explicit JSON schema
+// (Func, Raw) or typed (Typed), whose input and output schemas come from
+// the Go types. Arguments are validated against the input schema before
+// the function runs; a failure lists every violation with its JSON pointer.
+// Structured output of typed tools is validated against the output schema.
+//
+// A function's plain error is a tool failure the LLM reads (status 500,
+// like a Python exception); the engine errors of package tool
+// (*tool.CancelledError, *tool.InteractionDeclinedError, ...) end the call
+// as engine errors. Interactive tools declare what they may ask
+// (Tool.Interactive) and ask through their context with tool.Confirm,
+// tool.AskText, tool.AskSecret, tool.AskSelect and tool.AskForm.
+//
+//	type In struct {
+//		A int `json:"a" jsonschema:"the first addend"`
+//		B int `json:"b" jsonschema:"the second addend"`
+//	}
+//	type Out struct {
+//		Sum int `json:"sum"`
+//	}
+//	add, _ := native.Typed("add", "Adds two integers.", func(ctx context.Context, in In) (Out, error) {
+//		return Out{Sum: in.A + in.B}, nil
+//	})
+//	ts, _ := native.New(nil, add)
+//	res, _ := tool.Call(ctx, ts, "add", json.RawMessage(`{"a":2,"b":3}`), nil)
+package native
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/lcptools/lcp/tool"
+)
+
+// Tool is one native tool: its description and its function.
+type Tool struct {
+	info     tool.Info
+	in, out  *tool.Schema
+	run      func(ctx context.Context, args json.RawMessage) (any, error)
+	describe func(cfg map[string]any) string
+}
+
+// Info returns the tool's static description.
+func (t *Tool) Info() tool.Info { return t.info }
+
+// Interactive declares the kinds of request the tool may make.
+func (t *Tool) Interactive(c tool.Capabilities) *Tool {
+	t.info.Interactions = c
+	return t
+}
+
+// InLibrary puts the tool in a library: it then gets that library's host
+// configuration (host_tool_configs[lib.ID]) in its calls.
+func (t *Tool) InLibrary(lib tool.Library) *Tool {
+	t.info.Library = lib
+	return t
+}
+
+// DescribeWith makes the description dynamic: when the tools are listed,
+// describe is called with the library's host configuration and its result
+// replaces the description (the Go form of tool_<name>_prompt).
+func (t *Tool) DescribeWith(describe func(cfg map[string]any) string) *Tool {
+	t.describe = describe
+	return t
+}
+
+// Func returns a tool that calls fn with the decoded arguments object
+// (numbers as json.Number) after validating them against info.InputSchema.
+func Func(info tool.Info, fn func(ctx context.Context, args map[string]any) (any, error)) (*Tool, error) {
+	t, err := Raw(info, func(ctx context.Context, raw json.RawMessage) (any, error) {
+		v, err := tool.DecodeJSON(raw)
+		if err != nil {
+			return nil, err
+		}
+		m, _ := v.(map[string]any)
+		return fn(ctx, m)
+	})
+	return t, err
+}
+
+// Raw returns a tool that calls fn with the arguments as JSON, after
+// validating them against info.InputSchema (an empty schema accepts any
+// object).
+func Raw(info tool.Info, fn func(ctx context.Context, args json.RawMessage) (any, error)) (*Tool, error) {
+	if info.Name == "" {
+		return nil, errors.New("native: a tool needs a name")
+	}
+	if len(info.InputSchema) == 0 {
+		info.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	in, err := tool.CompileSchema(info.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("native: tool %s: input %w", info.Name, err)
+	}
+	t := &Tool{info: info, in: in, run: fn}
+	if len(info.OutputSchema) > 0 {
+		if t.out, err = tool.CompileSchema(info.OutputSchema); err != nil {
+			return nil, fmt.Errorf("native: tool %s: output %w", info.Name, err)
+		}
+	}
+	return t, nil
+}
+
+// Typed returns a tool whose input schema is derived from In (a struct:
+// its JSON field names, "jsonschema" tags as descriptions, omitempty
+// fields optional) and output schema from Out. The validated arguments are
+// decoded into an In; the Out the function returns is the structured
+// result and, normalized, what the LLM reads.
+func Typed[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error)) (*Tool, error) {
+	inSchema, err := schemaFor[In]()
+	if err != nil {
+		return nil, fmt.Errorf("native: tool %s: input type: %w", name, err)
+	}
+	outSchema, err := schemaFor[Out]()
+	if err != nil {
+		return nil, fmt.Errorf("native: tool %s: output type: %w", name, err)
+	}
+	info := tool.Info{Name: name, Description: description, InputSchema: inSchema, OutputSchema: outSchema}
+	return Raw(info, func(ctx context.Context, raw json.RawMessage) (any, error) {
+		var in In
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return nil, &tool.InvalidArgumentsError{Tool: name, Message: err.Error()}
+		}
+		out, err := fn(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return typedOutput{out}, nil
+	})
+}
+
+// typedOutput marks a value returned by a typed function: it is validated
+// against the output schema and kept as the structured result.
+type typedOutput struct{ v any }
+
+var schemaCache sync.Map // reflect.Type -> json.RawMessage
+
+func schemaFor[T any]() (json.RawMessage, error) {
+	rt := reflect.TypeFor[T]()
+	if s, ok := schemaCache.Load(rt); ok {
+		return s.(json.RawMessage), nil
+	}
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	schemaCache.Store(rt, json.RawMessage(raw))
+	return raw, nil
+}
+
+// Options configures a Toolset.
+type Options struct {
+	// Configs is the host configuration per library (host_tool_configs):
+	// a call of a tool in library L sees Configs[L] as tool.CallInfo.Config.
+	Configs map[string]map[string]any
+	// Workspace is the default workspace of calls that name none.
+	Workspace string
+	// Timeout limits each call; zero means no limit.
+	Timeout time.Duration
+}
+
+// Toolset serves native tools. It is safe for concurrent use; tools may be
+// added and removed while it serves.
+type Toolset struct {
+	opts   Options
+	mu     sync.RWMutex
+	tools  map[string]*Tool
+	order  []string
+	closed bool
+}
+
+// New returns a toolset of the given tools; nil opts means defaults. Two
+// tools with one name are a *tool.DuplicateNameError.
+func New(opts *Options, tools ...*Tool) (*Toolset, error) {
+	ts := &Toolset{tools: make(map[string]*Tool)}
+	if opts != nil {
+		ts.opts = *opts
+	}
+	for _, t := range tools {
+		if err := ts.Add(t); err != nil {
+			return nil, err
+		}
+	}
+	return ts, nil
+}
+
+// Add adds a tool; a name already served is a *tool.DuplicateNameError.
+func (ts *Toolset) Add(t *Tool) error {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if _, dup := ts.tools[t.info.Name]; dup {
+		return &tool.DuplicateNameError{Name: t.info.Name}
+	}
+	ts.tools[t.info.Name] = t
+	ts.order = append(ts.order, t.info.Name)
+	return nil
+}
+
+// Remove removes the named tool and reports whether it was there.
+func (ts *Toolset) Remove(name string) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if _, ok := ts.tools[name]; !ok {
+		return false
+	}
+	delete(ts.tools, name)
+	ts.order = slices.DeleteFunc(ts.order, func(n string) bool { return n == name })
+	return true
+}
+
+// Tools lists the tools in the order they were added, with dynamic
+// descriptions applied.
+func (ts *Toolset) Tools(context.Context) ([]tool.Info, error) {
+	ts.mu.RLock()
+	defer ts.mu.RUnlock()
+	if ts.closed {
+		return nil, &tool.ClosedError{What: "native toolset"}
+	}
+	out := make([]tool.Info, 0, len(ts.order))
+	for _, n := range ts.order {
+		t := ts.tools[n]
+		info := t.info
+		if t.describe != nil {
+			info.Description = t.describe(ts.config(info.Library.ID))
+		}
+		out = append(out, info)
+	}
+	return out, nil
+}
+
+func (ts *Toolset) config(lib string) map[string]any {
+	if c, ok := ts.opts.Configs[lib]; ok && c != nil {
+		return c
+	}
+	return map[string]any{}
+}
+
+// Handler returns a handler for one call of the named tool.
+func (ts *Toolset) Handler(_ context.Context, name string) (tool.Handler, error) {
+	ts.mu.RLock()
+	defer ts.mu.RUnlock()
+	if ts.closed {
+		return nil, &tool.ClosedError{What: "native toolset"}
+	}
+	t, ok := ts.tools[name]
+	if !ok {
+		return nil, &tool.UnknownToolError{Name: name}
+	}
+	return tool.NewHandler(&t.info, func(ctx context.Context, inv tool.Invocation) (*tool.Result, error) {
+		return ts.run(ctx, t, inv)
+	}), nil
+}
+
+// Close stops serving; calls in flight finish.
+func (ts *Toolset) Close() error {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.closed = true
+	return nil
+}
+
+func (ts *Toolset) run(ctx context.Context, t *Tool, inv tool.Invocation) (*tool.Result, error) {
+	if c := tool.CallFromContext(ctx); c != nil {
+		if c.Config == nil {
+			c.Config = ts.config(t.info.Library.ID)
+		}
+		if c.Workspace == "" {
+			c.Workspace = ts.opts.Workspace
+		}
+	}
+	args := inv.Arguments
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage(`{}`)
+	}
+	if err := t.validate(args); err != nil {
+		return nil, err
+	}
+	if ts.opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, ts.opts.Timeout, &tool.TimeoutError{Tool: t.info.Name, Limit: ts.opts.Timeout})
+		defer cancel()
+	}
+	v, err := t.run(ctx, args)
+	if err != nil {
+		if isEngineError(err) {
+			return nil, err
+		}
+		if ctx.Err() != nil {
+			return nil, tool.ContextError(ctx, t.info.Name)
+		}
+		return tool.Failure(err.Error()), nil
+	}
+	return t.result(v)
+}
+
+// validate checks args against the input schema.
+func (t *Tool) validate(args json.RawMessage) error {
+	v, err := tool.DecodeJSON(args)
+	if err != nil {
+		return &tool.InvalidArgumentsError{Tool: t.info.Name, Message: "arguments are not valid JSON: " + err.Error()}
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return &tool.InvalidArgumentsError{Tool: t.info.Name, Message: "arguments must be a JSON object"}
+	}
+	if vs := t.in.Validate(v); len(vs) > 0 {
+		return &tool.InvalidArgumentsError{Tool: t.info.Name, Message: "arguments do not match the input schema", Violations: vs}
+	}
+	return nil
+}
+
+func (t *Tool) result(v any) (*tool.Result, error) {
+	typed, isTyped := v.(typedOutput)
+	if !isTyped {
+		r, err := tool.NormalizeValue(v)
+		if err != nil {
+			return nil, &tool.ProtocolError{Tool: t.info.Name, Message: err.Error()}
+		}
+		return r, nil
+	}
+	raw, err := json.Marshal(typed.v)
+	if err != nil {
+		return nil, &tool.ProtocolError{Tool: t.info.Name, Message: "cannot encode the output: " + err.Error()}
+	}
+	if t.out != nil {
+		dv, err := tool.DecodeJSON(raw)
+		if err != nil {
+			return nil, &tool.ProtocolError{Tool: t.info.Name, Message: err.Error()}
+		}
+		if vs := t.out.Validate(dv); len(vs) > 0 {
+			return nil, &tool.ProtocolError{Tool: t.info.Name, Message: fmt.Sprintf("output does not match the output schema: %s %s", vs[0].Pointer, vs[0].Message)}
+		}
+	}
+	r, err := tool.Normalize(raw)
+	if err != nil {
+		return nil, &tool.ProtocolError{Tool: t.info.Name, Message: err.Error()}
+	}
+	r.Structured = raw
+	return r, nil
+}
+
+// isEngineError reports whether err is one of package tool's engine
+// errors, which end a call as errors rather than as tool failures.
+func isEngineError(err error) bool {
+	var (
+		e1 *tool.CancelledError
+		e2 *tool.TimeoutError
+		e3 *tool.InteractionDeclinedError
+		e4 *tool.UndeclaredInteractionError
+		e5 *tool.InvalidInteractionError
+		e6 *tool.InvalidArgumentsError
+		e7 *tool.ProtocolError
+		e8 *tool.TransportError
+		e9 *tool.ClosedError
+	)
+	return errors.As(err, &e1) || errors.As(err, &e2) || errors.As(err, &e3) || errors.As(err, &e4) ||
+		errors.As(err, &e5) || errors.As(err, &e6) || errors.As(err, &e7) || errors.As(err, &e8) || errors.As(err, &e9)
+}
