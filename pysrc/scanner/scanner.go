@@ -236,6 +236,8 @@ func (s *Scanner) next() {
 // been consumed entirely.
 func (s *Scanner) indentation() bool {
 	col, alt := 0, 0
+again:
+	lineStart := s.offs
 	for !s.eof() {
 		c := s.src[s.offs]
 		if c == ' ' {
@@ -265,12 +267,32 @@ func (s *Scanner) indentation() bool {
 				j++
 			}
 			j++
-			for j < len(s.src) && (s.src[j] == ' ' || s.src[j] == '\t' || s.src[j] == '\f') {
-				j++
+			for {
+				for j < len(s.src) && (s.src[j] == ' ' || s.src[j] == '\t' || s.src[j] == '\f') {
+					j++
+				}
+				// further continuation lines
+				if j+1 < len(s.src) && s.src[j] == '\\' && (s.src[j+1] == '\n' || s.src[j+1] == '\r') {
+					j++
+					if s.src[j] == '\r' && j+1 < len(s.src) && s.src[j+1] == '\n' {
+						j++
+					}
+					j++
+					continue
+				}
+				break
 			}
 			if j < len(s.src) && (s.src[j] == '\n' || s.src[j] == '\r' || s.src[j] == '#') {
 				s.offs = j
 				c = s.src[j]
+			} else if s.offs == lineStart {
+				// A backslash in column 0: CPython takes the indentation
+				// of the continued line.
+				s.skipNewlineAt(s.offs + 1)
+				if s.eof() {
+					s.error(s.offs, "unexpected EOF while parsing")
+				}
+				goto again
 			}
 		}
 	}
@@ -311,6 +333,12 @@ func (s *Scanner) indentation() bool {
 		}
 	}
 	return false
+}
+
+// skipNewlineAt moves just past the line break at offset i.
+func (s *Scanner) skipNewlineAt(i int) {
+	s.offs = i
+	s.skipNewline()
 }
 
 func (s *Scanner) skipComment() {
@@ -588,8 +616,12 @@ func (s *Scanner) scanFStringText() {
 			if !fs.triple {
 				flush()
 				if inSpec {
-					s.error(s.offs, "f-string: expecting '}'")
-				} else {
+					// CPython ends the spec here and reads the rest of the
+					// field as an expression, where the newline is blank.
+					top.inSpec = false
+					return
+				}
+				{
 					s.error(fs.start, "unterminated f-string literal (detected at line "+itoa(s.file.Line(s.file.Pos(s.offs)))+")")
 				}
 				// Drop the f-string: resume normal scanning at the newline.
