@@ -1,0 +1,274 @@
+// Package discover finds LCP tool files and reads their tools, exactly as
+// SPEC §4 says, without running any Python: folders are scanned in the
+// order given, entries in byte order of their names; a sub-directory X/
+// contributes X/X.py first and then its other *.py files; loose *.py files
+// are loaded; names starting with "." and __pycache__ are skipped, and
+// __init__.py never loads. Files given one by one come after the folders.
+// The first tool of a name wins; later ones, unreadable files, missing
+// paths and syntax errors are diagnostics, never failures.
+//
+//	res := discover.Run(discover.Options{Folders: []string{"./my_tools"}})
+//	for _, t := range res.Tools {
+//		fmt.Println(t.Name, t.Library, t.Path)
+//	}
+//	for _, d := range res.Diagnostics {
+//		fmt.Println(d)
+//	}
+package discover
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/lcptools/lcp/pysrc"
+	"github.com/lcptools/lcp/tool"
+)
+
+// Options says where to look.
+type Options struct {
+	// Folders are the tools folders (tools_folders), scanned in order.
+	Folders []string
+	// Files are single tool files (tool_files), loaded after the folders.
+	Files []string
+	// Default returns the folders of the built-in default library, used
+	// when neither Folders nor Files is given. Nil means no default.
+	Default func() ([]string, error)
+}
+
+// File is one tool file that was read.
+type File struct {
+	// Path is the file's absolute path (its identity: the Python module is
+	// keyed by it).
+	Path string
+	// Stem is the file name without ".py": the key of host_tool_configs.
+	Stem string
+	// Group is the library the file belongs to for mounting: the folder
+	// name X for files of a sub-directory X/, else the stem.
+	Group string
+	// Dir is the directory put on sys.path for sibling imports.
+	Dir string
+	// Source is what the reader extracted.
+	Source *pysrc.File
+}
+
+// Library returns the file's library description for tool.Info.
+func (f *File) Library() tool.Library {
+	lib := tool.Library{ID: f.Stem, Name: f.Stem}
+	if f.Source != nil {
+		lib.Name = f.Source.Library.Name
+		lib.Description = f.Source.Library.Description
+		lib.Icon = f.Source.Library.Icon
+	}
+	return lib
+}
+
+// Tool is one discovered tool and the file that defines it.
+type Tool struct {
+	*pysrc.Tool
+	File *File
+}
+
+// Info returns the tool's description in the core model.
+func (t *Tool) Info() tool.Info {
+	return tool.Info{
+		Name:                   t.Name,
+		Description:            t.Description,
+		InputSchema:            t.InputSchema(),
+		Interactions:           tool.AllInteractions,
+		Library:                t.File.Library(),
+		Source:                 t.File.Path,
+		ParsedViaRegexFallback: t.ParsedViaRegexFallback,
+	}
+}
+
+// Result is what a discovery found.
+type Result struct {
+	// Tools are the tools in discovery order, first name wins.
+	Tools []*Tool
+	// Files are the files read, in order.
+	Files []*File
+	// Diagnostics are the problems found on the way, in order.
+	Diagnostics []tool.Diagnostic
+}
+
+// Run discovers the tools of opts.
+func Run(opts Options) *Result {
+	r := &Result{}
+	folders, files := opts.Folders, opts.Files
+	if len(folders) == 0 && len(files) == 0 && opts.Default != nil {
+		var err error
+		folders, err = opts.Default()
+		if err != nil {
+			r.diag("error", "default-library", "", fmt.Sprintf("the built-in default library is unavailable: %v", err))
+		}
+	}
+	seen := make(map[string]*Tool)
+	for _, dir := range folders {
+		for _, p := range r.scanFolder(dir) {
+			r.load(p.path, p.group, seen)
+		}
+	}
+	for _, f := range files {
+		st, err := os.Stat(f)
+		switch {
+		case err != nil:
+			r.diag("warning", "missing-file", f, fmt.Sprintf("tool file %s: %v", f, pathErr(err)))
+			continue
+		case st.IsDir():
+			r.diag("warning", "not-a-file", f, fmt.Sprintf("tool file %s is a directory (use --tools for folders)", f))
+			continue
+		}
+		r.load(f, "", seen)
+	}
+	return r
+}
+
+type entry struct{ path, group string }
+
+// scanFolder lists the files a tools folder contributes, in order.
+func (r *Result) scanFolder(dir string) []entry {
+	st, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		r.diag("warning", "missing-folder", dir, fmt.Sprintf("tools folder %s: %v", dir, pathErr(err)))
+		return nil
+	case !st.IsDir():
+		r.diag("warning", "not-a-folder", dir, fmt.Sprintf("tools folder %s is not a folder (use --file for single files)", dir))
+		return nil
+	}
+	names, err := readNames(dir)
+	if err != nil {
+		r.diag("warning", "unreadable-folder", dir, fmt.Sprintf("tools folder %s: %v", dir, err))
+		return nil
+	}
+	var out []entry
+	for _, name := range names {
+		if skipped(name) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		st, err := os.Stat(p) // follows symbolic links; a broken link is ignored
+		if err != nil {
+			continue
+		}
+		switch {
+		case st.IsDir():
+			out = append(out, r.scanLibrary(p, name)...)
+		case st.Mode().IsRegular() && strings.HasSuffix(name, ".py") && name != "__init__.py":
+			out = append(out, entry{p, strings.TrimSuffix(name, ".py")})
+		}
+	}
+	return out
+}
+
+// scanLibrary lists the files of a directory library X/: X/X.py first
+// (when it is a file), then the other *.py files directly in X/.
+func (r *Result) scanLibrary(dir, name string) []entry {
+	names, err := readNames(dir)
+	if err != nil {
+		r.diag("warning", "unreadable-folder", dir, fmt.Sprintf("library folder %s: %v", dir, err))
+		return nil
+	}
+	primary := name + ".py"
+	var out []entry
+	if primary != "__init__.py" {
+		if st, err := os.Stat(filepath.Join(dir, primary)); err == nil && st.Mode().IsRegular() {
+			out = append(out, entry{filepath.Join(dir, primary), name})
+		}
+	}
+	for _, n := range names {
+		if skipped(n) || n == "__init__.py" || n == primary || !strings.HasSuffix(n, ".py") {
+			continue
+		}
+		p := filepath.Join(dir, n)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			out = append(out, entry{p, name})
+		}
+	}
+	return out
+}
+
+// readNames returns the names in dir in byte order (os.ReadDir sorts by
+// name, comparing bytes).
+func readNames(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(ents))
+	for i, e := range ents {
+		names[i] = e.Name()
+	}
+	return names, nil
+}
+
+func skipped(name string) bool { return strings.HasPrefix(name, ".") || name == "__pycache__" }
+
+// load reads one file and registers its tools.
+func (r *Result) load(path, group string, seen map[string]*Tool) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		r.diag("warning", "unreadable-file", path, fmt.Sprintf("cannot read %s: %v", path, pathErr(err)))
+		return
+	}
+	pf, err := pysrc.ReadFile(path, src)
+	if err != nil {
+		r.diag("warning", "not-utf8", path, fmt.Sprintf("skipped %s: %v (tool files must be UTF-8)", path, err))
+		return
+	}
+	stem := pysrc.Stem(path)
+	if group == "" {
+		group = stem
+	}
+	f := &File{Path: abs, Stem: stem, Group: group, Dir: filepath.Dir(abs), Source: pf}
+	r.Files = append(r.Files, f)
+	for _, e := range pf.SyntaxErrors {
+		r.Diagnostics = append(r.Diagnostics, tool.Diagnostic{
+			Severity: "error", Code: "syntax-error", File: path, Line: e.Pos.Line, Column: e.Pos.Column,
+			Message: e.Msg + " (tools read by the lossy fallback extractor)",
+		})
+	}
+	for _, d := range pf.Diagnostics {
+		if d.Kind == pysrc.DiagSyntaxError {
+			continue // reported above with its column
+		}
+		sev := "warning"
+		if d.Kind == pysrc.DiagUndocumented || d.Kind == pysrc.DiagFallbackParsing {
+			sev = "info"
+		}
+		r.Diagnostics = append(r.Diagnostics, tool.Diagnostic{Severity: sev, Code: string(d.Kind), File: path, Line: d.Line, Message: d.Message})
+	}
+	for _, t := range pf.Tools {
+		if first, dup := seen[t.Name]; dup {
+			r.Diagnostics = append(r.Diagnostics, tool.Diagnostic{
+				Severity: "warning", Code: "duplicate-tool", File: path, Line: t.Line, Tool: t.Name,
+				Message: fmt.Sprintf("tool %s is already defined in %s:%d; this one is ignored", t.Name, first.File.Path, first.Line),
+			})
+			continue
+		}
+		dt := &Tool{Tool: t, File: f}
+		seen[t.Name] = dt
+		r.Tools = append(r.Tools, dt)
+	}
+}
+
+func (r *Result) diag(sev, code, file, msg string) {
+	r.Diagnostics = append(r.Diagnostics, tool.Diagnostic{Severity: sev, Code: code, File: file, Message: msg})
+}
+
+// pathErr strips the path an *fs.PathError repeats.
+func pathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
