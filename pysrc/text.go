@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/lcptools/lcp/pysrc/pyval"
 )
 
 // This file emulates the Python str methods and re patterns that SPEC §5
@@ -114,17 +116,20 @@ func expandTabs(s string) string {
 	}
 	var b strings.Builder
 	col := 0
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		r, n := pyval.DecodeChar(s[i:])
+		c := s[i : i+n]
+		i += n
 		switch r {
 		case '\t':
 			n := 8 - col%8
 			b.WriteString(strings.Repeat(" ", n))
 			col += n
 		case '\n', '\r':
-			b.WriteRune(r)
+			b.WriteString(c)
 			col = 0
 		default:
-			b.WriteRune(r)
+			b.WriteString(c)
 			col++
 		}
 	}

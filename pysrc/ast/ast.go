@@ -16,7 +16,8 @@
 // Differences from Python's ast: expression contexts (Load/Store/Del) are
 // not recorded; `async def`, `async for` and `async with` are the sync node
 // with IsAsync set; try/except* is Try with Star set; an expression
-// statement is ExprStmt; lone surrogates in string literals are U+FFFD.
+// statement is ExprStmt; a lone surrogate in a str literal (from an escape)
+// is kept in its three-byte generalized UTF-8 (WTF-8) form.
 package ast
 
 import "github.com/lcptools/lcp/pysrc/token"

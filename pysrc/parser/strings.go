@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"golang.org/x/text/unicode/runenames"
 
@@ -141,6 +140,7 @@ func unescapeBraces(s string) string {
 func (p *parser) parseReplacementField(raw bool) (string, *ast.FormattedValue) {
 	pos := p.pos
 	exprStart := p.end
+	firstTok := p.i + 1
 	p.next() // {
 	if p.tok == token.RBRACE || p.tok == token.EXCLAMATION || p.tok == token.COLON || p.tok == token.EQUAL {
 		p.failAt(p.pos, "f-string: valid expression required before '"+p.tok.String()+"'")
@@ -157,7 +157,7 @@ func (p *parser) parseReplacementField(raw bool) (string, *ast.FormattedValue) {
 	debug := ""
 	if p.tok == token.EQUAL {
 		p.next()
-		debug = string(p.src[p.file.Offset(exprStart):p.file.Offset(p.pos)])
+		debug = p.debugText(exprStart, firstTok)
 	}
 	if p.tok == token.EXCLAMATION {
 		bang := p.pos
@@ -225,6 +225,39 @@ func (p *parser) parseReplacementField(raw bool) (string, *ast.FormattedValue) {
 	}
 	fv.Span = span(pos, p.prevEnd())
 	return debug, fv
+}
+
+// debugText is the source of a `{expr=}` field from just after the brace
+// up to the current token, with comments removed as CPython does.
+func (p *parser) debugText(start token.Pos, first int) string {
+	var b strings.Builder
+	gap := func(from, to token.Pos) {
+		g := string(p.src[p.file.Offset(from):p.file.Offset(to)])
+		for {
+			i := strings.IndexByte(g, '#')
+			if i < 0 {
+				break
+			}
+			b.WriteString(g[:i])
+			g = g[i:]
+			j := strings.IndexAny(g, "\r\n")
+			if j < 0 {
+				g = ""
+				break
+			}
+			g = g[j:]
+		}
+		b.WriteString(g)
+	}
+	prev := start
+	for k := first; k < p.i; k++ {
+		t := p.toks[k]
+		gap(prev, t.pos)
+		b.Write(p.src[p.file.Offset(t.pos):p.file.Offset(t.end)])
+		prev = t.end
+	}
+	gap(prev, p.pos)
+	return b.String()
 }
 
 // decodeLiteral decodes the body of a string literal: newlines are
@@ -340,7 +373,13 @@ func decodeLiteral(body string, raw, isBytes bool) (string, string) {
 				}
 			}
 			if r >= 0xD800 && r <= 0xDFFF {
-				r = utf8.RuneError // lone surrogates become U+FFFD (SPEC §16)
+				// A lone surrogate has no UTF-8 form: it is kept in its
+				// generalized (WTF-8) three-byte form, which repr() and
+				// unparse print as \udXXX and JSON output turns into U+FFFD.
+				b.WriteByte(byte(0xE0 | r>>12))
+				b.WriteByte(byte(0x80 | (r>>6)&0x3F))
+				b.WriteByte(byte(0x80 | r&0x3F))
+				continue
 			}
 			b.WriteRune(r)
 		default:

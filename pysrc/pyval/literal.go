@@ -155,10 +155,10 @@ func JSONString(s string) string {
 	b.Grow(len(s) + 2)
 	b.WriteByte('"')
 	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
+		r, n := DecodeChar(s[i:])
 		i += n
 		switch {
-		case r == utf8.RuneError && n == 1:
+		case r == utf8.RuneError && n == 1, isSurrogate(r):
 			b.WriteString("\ufffd")
 		case r == '"':
 			b.WriteString(`\"`)

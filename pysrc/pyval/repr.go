@@ -138,6 +138,20 @@ func IntDecimal(raw string) string {
 // ASCII space. Go's unicode.IsPrint has the same definition.
 func isPrintable(r rune) bool { return unicode.IsPrint(r) }
 
+// DecodeChar decodes the character at the start of s like
+// utf8.DecodeRuneInString, but also decodes the WTF-8 form of a lone
+// surrogate (U+D800..U+DFFF), which the parser uses for surrogates that
+// come from escapes.
+func DecodeChar(s string) (rune, int) {
+	r, n := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError && n == 1 && len(s) >= 3 && s[0] == 0xED && s[1] >= 0xA0 && s[1] <= 0xBF && s[2] >= 0x80 && s[2] <= 0xBF {
+		return rune(0xD000 | rune(s[1]&0x3F)<<6 | rune(s[2]&0x3F)), 3
+	}
+	return r, n
+}
+
+func isSurrogate(r rune) bool { return r >= 0xD800 && r <= 0xDFFF }
+
 // StrRepr returns Python's repr() of a str.
 func StrRepr(s string) string {
 	quote := byte('\'')
@@ -147,7 +161,9 @@ func StrRepr(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
 	b.WriteByte(quote)
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		r, n := DecodeChar(s[i:])
+		i += n
 		switch {
 		case r == rune(quote) || r == '\\':
 			b.WriteByte('\\')
@@ -162,7 +178,7 @@ func StrRepr(s string) string {
 			writeHex(&b, `\x`, r, 2)
 		case r < 0x7f:
 			b.WriteRune(r)
-		case isPrintable(r):
+		case isPrintable(r) && !isSurrogate(r):
 			b.WriteRune(r)
 		case r <= 0xff:
 			writeHex(&b, `\x`, r, 2)
@@ -241,11 +257,20 @@ func unicodeEscape(r rune) string {
 	return b.String()
 }
 
-// ValidUTF8 replaces invalid UTF-8 (such as an encoded lone surrogate) by
-// U+FFFD, one per invalid sequence.
+// ValidUTF8 replaces each lone surrogate (WTF-8) by U+FFFD, and any other
+// invalid UTF-8 sequence too.
 func ValidUTF8(s string) string {
 	if utf8.ValidString(s) {
 		return s
 	}
-	return strings.ToValidUTF8(s, "\uFFFD")
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := DecodeChar(s[i:])
+		i += n
+		if isSurrogate(r) {
+			r = utf8.RuneError
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -442,8 +442,10 @@ func isMulti(q string) bool { return len(q) == 3 }
 // escape_special_whitespace=True.
 func strLiteralHelper(s string, quoteTypes []string) (string, []string) {
 	var b strings.Builder
-	for _, r := range s {
-		if r == '\\' || !isPrintable(r) {
+	for i := 0; i < len(s); {
+		r, n := DecodeChar(s[i:])
+		i += n
+		if r == '\\' || !isPrintable(r) || isSurrogate(r) {
 			b.WriteString(unicodeEscape(r))
 		} else {
 			b.WriteRune(r)
