@@ -1,0 +1,31 @@
+package worker
+
+import _ "embed"
+
+// workerSource is the worker program. It is sent to the interpreter as the
+// first frame of the request pipe, so nothing is written to disk.
+//
+//go:embed lcp_worker.py
+var workerSource []byte
+
+// bootstrap is passed with python -c. It must stay valid in old Pythons
+// (even 2.7) so that a too-old interpreter answers with its version instead
+// of a syntax error: it announces the version and stops, or reads the
+// program from fd 3, compiles it and runs its main().
+const bootstrap = `import os, sys, struct
+def _rd(n):
+    b = b''
+    while len(b) < n:
+        c = os.read(3, n - len(b))
+        if not c:
+            os._exit(70)
+        b += c
+    return b
+if sys.version_info < (3, 9):
+    m = ('{"type":"hello","protocol":1,"python":"%d.%d.%d","error":"python too old"}' % tuple(sys.version_info[:3])).encode('ascii')
+    os.write(4, struct.pack('>I', len(m)) + m)
+    os._exit(3)
+_g = {'__name__': 'lcp_worker', '__builtins__': __builtins__}
+exec(compile(_rd(struct.unpack('>I', _rd(4))[0]), '<lcp-worker>', 'exec'), _g)
+_g['main']()
+`

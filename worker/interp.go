@@ -1,0 +1,73 @@
+package worker
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+)
+
+// probeScript prints the interpreter's real path and version. Like the
+// bootstrap it must parse in old Pythons.
+const probeScript = `import sys; sys.stdout.write((sys.executable or '') + '\n' + '%d.%d.%d' % tuple(sys.version_info[:3]))`
+
+// interpreter returns the configured name and the executable to run. The
+// first successful look-up runs the interpreter once to learn its real path
+// (sys.executable): launchers such as pyenv shims cost tens of milliseconds
+// per start, which every worker would pay otherwise. The result is kept for
+// the pool's life; failures are not kept, so installing Python later works.
+func (p *Pool) interpreter() (name, exe string, err error) {
+	name = p.opts.Python
+	if name == "" {
+		name = "python3"
+	}
+	p.interpMu.Lock()
+	defer p.interpMu.Unlock()
+	if p.interpExe != "" {
+		return name, p.interpExe, nil
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return name, "", &InterpreterError{Python: name, Err: err}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), p.opts.StartTimeout)
+	defer cancel()
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, path, "-c", probeScript)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg != "" {
+			err = fmt.Errorf("%w: %s", err, lastLine(msg))
+		}
+		return name, "", &InterpreterError{Python: name, Err: err}
+	}
+	real, version, _ := strings.Cut(string(out), "\n")
+	if !versionOK(version) {
+		return name, "", &InterpreterError{Python: name, Version: version}
+	}
+	if real == "" {
+		real = path
+	}
+	p.interpExe = real
+	p.log.Debug("python interpreter", "name", name, "path", real, "version", version)
+	return name, real, nil
+}
+
+// versionOK reports whether a "major.minor.patch" version is 3.9 or newer.
+func versionOK(v string) bool {
+	var major, minor int
+	if _, err := fmt.Sscanf(v, "%d.%d", &major, &minor); err != nil {
+		return false
+	}
+	return major > 3 || (major == 3 && minor >= 9)
+}
+
+func lastLine(s string) string {
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}

@@ -1,0 +1,216 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"time"
+)
+
+// Options configure a Pool. The zero value (or nil) is usable.
+type Options struct {
+	// Python is the interpreter to run; "" means python3 on PATH. It must be
+	// Python 3.9 or newer.
+	Python string
+
+	// MemoryLimit caps the address space of each worker process in bytes
+	// (RLIMIT_AS); 0 means unlimited. A tool that allocates past it usually
+	// gets a MemoryError (a tool exception); if the worker dies instead, the
+	// call gets a *CrashError with Cause CauseMemoryLimit.
+	MemoryLimit int64
+
+	// Processes returns how many worker processes a library may use in one
+	// workspace (default 1). With more than one, calls go to the least busy
+	// process and module state is per process, so only stateless, CPU-bound
+	// libraries should opt in.
+	Processes func(lib Library) int
+
+	// OnOutput receives what tools print. It is called from the goroutine that
+	// reads the worker's pipe, so it must return quickly.
+	OnOutput func(Output)
+
+	// Logger receives the pool's diagnostics; nil discards them.
+	Logger *slog.Logger
+
+	// Env holds extra environment variables ("KEY=value") for the workers, on
+	// top of the engine's own environment.
+	Env []string
+
+	// OutputLimit caps the captured output kept per call and stream, in
+	// characters (default 1 MiB); the rest is counted in Output.Dropped.
+	OutputLimit int
+
+	// MaxResultBytes caps the JSON size of a tool's return value (default
+	// 128 MiB); a larger value gives a *ResultTooLargeError.
+	MaxResultBytes int
+
+	// CancelGrace is how long a timed-out or cancelled call may take to stop
+	// before its worker is killed (default 1s).
+	CancelGrace time.Duration
+
+	// StartTimeout bounds a worker's start-up handshake (default 30s).
+	StartTimeout time.Duration
+}
+
+// Library identifies one tool library. Path is its identity: two libraries
+// with the same Stem but different paths never share a module or a process.
+type Library struct {
+	// Path is the absolute path of the .py file. For a library registered
+	// from code it is a pseudo path that only serves as identity and
+	// __file__.
+	Path string
+	// Stem is the module stem (database_ops for database_ops.py); it names
+	// the module lollms_client.tools_bindings.lcp.persistent_<Stem>. Empty
+	// means the base name of Path without .py.
+	Stem string
+	// Code, when non-empty, is the module's source: an in-memory module
+	// (dynamic registration) instead of the file at Path. Libraries with the
+	// same Path but different Code run in different processes.
+	Code string
+}
+
+// Handlers says which interaction handlers the host has. Only those get a
+// proxy in the library's config and a call of its set_*_handler hook.
+type Handlers struct {
+	Confirm  bool
+	Interact bool
+}
+
+// Request is one call of a tool function (SPEC.md §7 steps 5-8). The binding
+// has already looked the tool up, removed hidden names, filled defaults and
+// coerced values.
+type Request struct {
+	// CallID attributes captured output and host requests to the call.
+	CallID string
+	// Workspace is the absolute directory the worker runs in (its CWD).
+	Workspace string
+	// Library is the library that defines Function.
+	Library Library
+	// Function is the module-level function to call (a tool_* function, or
+	// a tool_*_prompt provider).
+	Function string
+	// Args is a JSON object of arguments; empty means {}.
+	Args json.RawMessage
+	// Context is the tool_context given to functions that declare it;
+	// empty means {}.
+	Context json.RawMessage
+	// Config is host_tool_configs[stem]; empty means {}. It is used when
+	// the library is loaded.
+	Config json.RawMessage
+	// Handlers says which host handlers exist.
+	Handlers Handlers
+	// HasLLM and HasDiscussion say whether lollms_client_instance can
+	// generate text and whether discussion_instance is a proxy or None.
+	HasLLM, HasDiscussion bool
+	// Timeout limits the call; 0 means none.
+	Timeout time.Duration
+}
+
+// Exception describes a Python exception.
+type Exception struct {
+	// Type is the exception class name, e.g. ValueError.
+	Type string `json:"type"`
+	// Message is str() of the exception; it may be empty.
+	Message string `json:"message"`
+	// Traceback is the formatted traceback, worker frames removed.
+	Traceback string `json:"traceback"`
+}
+
+// Reply is what a call produced. Exactly one of Value, Exception, LoadError
+// and NotModuleLevel is set.
+type Reply struct {
+	// Value is the tool's return value as JSON, converted as SPEC.md §16
+	// says (integers exact, bytes as base64, sets as sorted lists, other
+	// objects as repr()).
+	Value json.RawMessage
+	// Converted lists the lossy conversions in Value as a JSON array of
+	// {"path", "from", "to"} (JSON pointers into Value), or nil.
+	Converted json.RawMessage
+	// Exception is set when the tool raised (any BaseException).
+	Exception *Exception
+	// LoadError is set when the library failed to load; the next call
+	// retries the load.
+	LoadError *Exception
+	// NotModuleLevel is set when the function is not a callable module
+	// attribute (defined only inside a function or class, or in a branch
+	// that did not run).
+	NotModuleLevel bool
+	// StateReset is set on the first call served by a fresh worker after
+	// the previous one died: the library's module state was lost.
+	StateReset bool
+}
+
+// LoadReply is what Pool.Load produced.
+type LoadReply struct {
+	// Functions are the names of the module's callable attributes that start
+	// with tool_, in definition order.
+	Functions []string
+	// LoadError is set when the library failed to load.
+	LoadError *Exception
+	// StateReset is as in Reply.
+	StateReset bool
+}
+
+// ConfirmRequest is a tool asking the operator's approval through its
+// confirm_handler proxy.
+type ConfirmRequest struct {
+	// Source is what is to be approved (code, a command line...).
+	Source string
+	// Label is the script_label argument.
+	Label string
+	// Argv is the argv argument, nil when the tool passed None.
+	Argv []string
+	// Library is the stem of the asking library.
+	Library string
+}
+
+// GenerateRequest is a tool asking the host's LLM for text through
+// lollms_client_instance.generate_text.
+type GenerateRequest struct {
+	// Prompt is the prompt text.
+	Prompt string
+	// Options is a JSON object of the other keyword arguments (n_predict,
+	// temperature...).
+	Options json.RawMessage
+	// Library is the stem of the asking library.
+	Library string
+}
+
+// Host answers the requests a tool makes while it runs; the tool blocks
+// meanwhile. The context is cancelled when the call ends. Methods may be
+// called concurrently.
+type Host interface {
+	// Confirm asks for approval: decision is allow, always or reject.
+	Confirm(ctx context.Context, r ConfirmRequest) (decision, reason string)
+	// Interact asks the user: request is {"type", "title", "prompt",
+	// "options", "default"}; nil means cancelled.
+	Interact(ctx context.Context, request json.RawMessage) (answer *string)
+	// ExecuteTool runs a tool of the host's inventory and returns its
+	// normalized §7 result object.
+	ExecuteTool(ctx context.Context, name string, params json.RawMessage) json.RawMessage
+	// Generate runs the host's LLM.
+	Generate(ctx context.Context, r GenerateRequest) (string, error)
+	// Discussion returns the conversation's messages as JSON, or nil when
+	// there is none.
+	Discussion(ctx context.Context) json.RawMessage
+}
+
+// Output is text a tool wrote to sys.stdout or sys.stderr (attributed to its
+// call), or that something wrote to the worker's file descriptors 1 and 2
+// directly (CallID is then empty).
+type Output struct {
+	// CallID is the Request.CallID of the writing call, or "".
+	CallID string
+	// Library is the library's path and Workspace the workspace of the
+	// worker that produced the output.
+	Library, Workspace string
+	// Stream is "stdout" or "stderr".
+	Stream string
+	// Data is the text (UTF-8, invalid bytes replaced).
+	Data string
+	// Dropped counts characters discarded because the call's output went
+	// past Options.OutputLimit; it is set on a final record with empty Data.
+	Dropped int64
+	// PID is the worker's process id.
+	PID int
+}
