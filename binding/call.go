@@ -1,0 +1,273 @@
+package binding
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/lcptools/lcp/pysrc"
+	"github.com/lcptools/lcp/tool"
+	"github.com/lcptools/lcp/worker"
+)
+
+// stateResetNote is added to the first result served by a fresh worker
+// after its predecessor died.
+const stateResetNote = "The tool library's worker was restarted after it died: its module state was reset."
+
+// run executes one call with the LCP execution contract (SPEC §7).
+func (b *Binding) run(ctx context.Context, e *entry, inv tool.Invocation) (*tool.Result, error) {
+	name := e.info.Name
+	args, err := b.prepareArgs(e, inv.Arguments)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := b.config(e.file.Stem)
+	if err != nil {
+		return nil, &tool.InvalidArgumentsError{Tool: name, Message: err.Error()}
+	}
+	ws, err := b.workspace(inv.Workspace)
+	if err != nil {
+		return nil, &tool.InvalidArgumentsError{Tool: name, Message: err.Error()}
+	}
+	if c := tool.CallFromContext(ctx); c != nil {
+		c.Workspace = ws
+		if c.Config == nil {
+			c.Config = b.opts.HostConfigs[e.file.Stem]
+		}
+	}
+	callCtx := []byte(`{}`)
+	if inv.Context != nil {
+		if callCtx, err = json.Marshal(inv.Context); err != nil {
+			return nil, &tool.InvalidArgumentsError{Tool: name, Message: "tool_context cannot be sent to Python: " + err.Error()}
+		}
+	}
+	req := &worker.Request{
+		CallID:    inv.CallID,
+		Workspace: ws,
+		Library:   e.library(),
+		Function:  name,
+		Args:      args,
+		Context:   callCtx,
+		Config:    cfg,
+		Handlers:  b.handlers(),
+		Timeout:   b.opts.CallTimeout,
+	}
+	if b.opts.Host != nil {
+		req.HasLLM = b.opts.Host.HasLLM()
+		req.HasDiscussion = b.opts.Host.Discussion(ctx) != nil
+	}
+	reply, err := b.pool.Call(ctx, req, &callHost{b: b, ctx: ctx, stem: e.file.Stem})
+	if err != nil {
+		return b.callError(ctx, name, err)
+	}
+	return b.result(name, e.file.Stem, reply)
+}
+
+// prepareArgs applies steps 2-4 of the contract: hidden names removed,
+// defaults filled, values coerced. It returns the arguments as a JSON
+// object.
+func (b *Binding) prepareArgs(e *entry, raw json.RawMessage) (json.RawMessage, error) {
+	name := e.info.Name
+	args := map[string]json.RawMessage{}
+	if t := bytes.TrimSpace(raw); len(t) > 0 && string(t) != "null" {
+		if t[0] != '{' {
+			return nil, &tool.InvalidArgumentsError{Tool: name, Message: "arguments must be a JSON object"}
+		}
+		if err := json.Unmarshal(t, &args); err != nil {
+			return nil, &tool.InvalidArgumentsError{Tool: name, Message: "arguments are not valid JSON: " + err.Error()}
+		}
+		if args == nil {
+			args = map[string]json.RawMessage{}
+		}
+	}
+	for k := range args {
+		if pysrc.IsHiddenParam(k) {
+			delete(args, k)
+		}
+	}
+	for _, p := range e.src.Params {
+		v, ok := args[p.Name]
+		if !ok {
+			if p.Default == nil {
+				continue
+			}
+			v = p.Default
+		}
+		if !b.opts.NoCoercion {
+			v = coerce(p.Type, v)
+		}
+		args[p.Name] = v
+	}
+	return marshalSorted(args)
+}
+
+// marshalSorted writes an object with its keys sorted, so that requests
+// are deterministic.
+func marshalSorted(m map[string]json.RawMessage) (json.RawMessage, error) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		buf.Write(kb)
+		buf.WriteByte(':')
+		buf.Write(m[k])
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// result turns the worker's reply into the normalized result.
+func (b *Binding) result(name, stem string, reply *worker.Reply) (*tool.Result, error) {
+	var res *tool.Result
+	switch {
+	case reply.LoadError != nil:
+		res = failure(fmt.Sprintf("Error loading tool library '%s': %s: %s", stem, reply.LoadError.Type, reply.LoadError.Message), reply.LoadError.Traceback)
+	case reply.NotModuleLevel:
+		res = failure(fmt.Sprintf("Tool function '%s' is not defined at module level of '%s'.", name, stem), "")
+	case reply.Exception != nil:
+		res = failure(fmt.Sprintf("Error executing '%s': %s: %s", name, reply.Exception.Type, reply.Exception.Message), reply.Exception.Traceback)
+	default:
+		var err error
+		res, err = tool.Normalize(reply.Value)
+		if err != nil {
+			return nil, &tool.ProtocolError{Tool: name, Message: err.Error()}
+		}
+		if len(reply.Converted) > 0 {
+			if res.Payload == nil {
+				res.Payload = map[string]json.RawMessage{}
+			}
+			res.Payload["_converted"] = reply.Converted
+		}
+	}
+	if reply.StateReset {
+		if res.Payload == nil {
+			res.Payload = map[string]json.RawMessage{}
+		}
+		note, _ := json.Marshal(stateResetNote)
+		res.Payload["_state_reset"] = note
+	}
+	return res, nil
+}
+
+func failure(msg, traceback string) *tool.Result {
+	r := tool.Failure(msg)
+	if traceback != "" {
+		tb, _ := json.Marshal(traceback)
+		r.Payload = map[string]json.RawMessage{"traceback": tb}
+	}
+	return r
+}
+
+// callError maps a worker error to an engine error or a failed result.
+func (b *Binding) callError(ctx context.Context, name string, err error) (*tool.Result, error) {
+	var (
+		timeout *worker.TimeoutError
+		crash   *worker.CrashError
+		interp  *worker.InterpreterError
+		big     *worker.ResultTooLargeError
+		proto   *worker.ProtocolError
+	)
+	switch {
+	case errors.As(err, &timeout):
+		if timeout.Timeout == 0 && ctx.Err() != nil {
+			return nil, tool.ContextError(ctx, name)
+		}
+		return nil, &tool.TimeoutError{Tool: name, Limit: timeout.Timeout}
+	case errors.Is(err, worker.ErrCancelled) || errors.Is(err, context.Canceled):
+		return nil, tool.ContextError(ctx, name)
+	case errors.As(err, &crash):
+		return nil, &tool.TransportError{Tool: name, Err: fmt.Errorf("%w; the next call starts a fresh worker and the library's state is reset", err)}
+	case errors.As(err, &interp):
+		return nil, &tool.TransportError{Tool: name, Err: err}
+	case errors.As(err, &big):
+		return tool.Failure(fmt.Sprintf("Error executing '%s': the return value is too large (%d bytes, limit %d)", name, big.Size, big.Limit)), nil
+	case errors.As(err, &proto):
+		return nil, &tool.ProtocolError{Tool: name, Message: err.Error()}
+	case errors.Is(err, worker.ErrClosed):
+		return nil, &tool.ClosedError{What: "LCP binding"}
+	}
+	return nil, &tool.TransportError{Tool: name, Err: err}
+}
+
+// callHost answers what a running Python tool asks the host, through the
+// call's handler (so requests surface as tool.Requests to its caller) and
+// the binding's Host.
+type callHost struct {
+	b    *Binding
+	ctx  context.Context // the call's context: it carries the handler
+	stem string
+}
+
+func (h *callHost) Confirm(_ context.Context, r worker.ConfirmRequest) (string, string) {
+	d, reason, err := tool.Confirm(h.ctx, r.Source, r.Label, r.Argv)
+	if err != nil {
+		return string(tool.Reject), "Operation cancelled: " + err.Error()
+	}
+	if d == tool.Reject && reason == "" {
+		reason = "The operator declined."
+	}
+	return string(d), reason
+}
+
+// interaction is the request dict of a Python tool's
+// user_interaction_handler.
+type interaction struct {
+	Type    string   `json:"type"`
+	Title   string   `json:"title"`
+	Prompt  string   `json:"prompt"`
+	Options []string `json:"options"`
+	Default *string  `json:"default"`
+}
+
+func (h *callHost) Interact(_ context.Context, raw json.RawMessage) *string {
+	var in interaction
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return nil
+	}
+	if in.Type == "" {
+		in.Type = "text"
+	}
+	r := &tool.Request{Kind: tool.Kind(in.Type), Title: in.Title, Prompt: in.Prompt, Options: in.Options, Default: in.Default}
+	resp, err := tool.Ask(h.ctx, r)
+	if err != nil || resp.Action != tool.Submit {
+		return nil
+	}
+	s, ok := resp.Value.(string)
+	if !ok {
+		return nil
+	}
+	return &s
+}
+
+func (h *callHost) ExecuteTool(ctx context.Context, name string, params json.RawMessage) json.RawMessage {
+	if h.b.opts.Host == nil {
+		r, _ := json.Marshal(tool.Failure(errNoHost.Error()))
+		return r
+	}
+	return h.b.opts.Host.ExecuteTool(h.ctx, name, params)
+}
+
+func (h *callHost) Generate(ctx context.Context, r worker.GenerateRequest) (string, error) {
+	if h.b.opts.Host == nil || !h.b.opts.Host.HasLLM() {
+		return "", errors.New("no LLM is configured in this host")
+	}
+	return h.b.opts.Host.Generate(h.ctx, r)
+}
+
+func (h *callHost) Discussion(ctx context.Context) json.RawMessage {
+	if h.b.opts.Host == nil {
+		return nil
+	}
+	return h.b.opts.Host.Discussion(h.ctx)
+}
