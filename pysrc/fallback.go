@@ -86,7 +86,13 @@ func fallbackParams(src string, start int) ([]Param, int) {
 	i := start
 	var parts []string
 	last := start
-	for i < len(src) {
+	// A parameter list that never closes is read for at most maxParamText
+	// bytes, so that a file of unclosed defs stays linear.
+	limit := len(src)
+	if limit-start > maxParamText {
+		limit = start + maxParamText
+	}
+	for i < limit {
 		c := src[i]
 		switch c {
 		case '(', '[', '{':
@@ -121,9 +127,14 @@ func fallbackParams(src string, start int) ([]Param, int) {
 		}
 		i++
 	}
-	parts = append(parts, src[last:])
-	return parseFallbackParams(parts), len(src)
+	if last > limit {
+		last = limit
+	}
+	parts = append(parts, src[last:limit])
+	return parseFallbackParams(parts), limit
 }
+
+const maxParamText = 16 << 10
 
 func parseFallbackParams(parts []string) []Param {
 	var params []Param
@@ -183,12 +194,14 @@ func fallbackDefault(text string) json.RawMessage {
 // fallbackDoc returns the cleaned triple-quoted string that follows the
 // header's colon (only white space and comments in between), or "".
 func fallbackDoc(src string, from int) string {
-	i := strings.IndexByte(src[from:], ':')
-	if i < 0 {
-		return ""
+	// the colon must be on the header's last line (after a return
+	// annotation, maybe)
+	line := src[from:]
+	if nl := strings.IndexByte(line, '\n'); nl >= 0 {
+		line = line[:nl]
 	}
-	// the colon must end the header line (a return annotation may precede)
-	if nl := strings.IndexByte(src[from:], '\n'); nl >= 0 && nl < i {
+	i := strings.IndexByte(line, ':')
+	if i < 0 {
 		return ""
 	}
 	j := from + i + 1

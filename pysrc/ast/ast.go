@@ -75,6 +75,16 @@ const (
 	Ellipsis
 )
 
+var constKinds = [...]string{"Str", "Bytes", "Int", "Float", "Complex", "True", "False", "None", "Ellipsis"}
+
+// String returns the kind's name.
+func (k ConstKind) String() string {
+	if k >= 0 && int(k) < len(constKinds) {
+		return constKinds[k]
+	}
+	return "?"
+}
+
 // CmpOp is a comparison operator.
 type CmpOp int
 

@@ -7,6 +7,14 @@ import (
 
 func span(from token.Pos, to token.Pos) ast.Span { return ast.Span{From: from, To: to} }
 
+// chain counts one more link of a left-deep chain (a + b + c, a.b.c,
+// f()()) into the nesting depth: such chains make trees as deep as nested
+// parentheses do.
+func (p *parser) chain(n int) int {
+	p.enter()
+	return n + 1
+}
+
 // star_expressions: a tuple without parentheses when there is a comma.
 func (p *parser) parseStarExpressions() ast.Expr {
 	pos := p.pos
@@ -73,11 +81,11 @@ func (p *parser) parseNamedExpression() ast.Expr {
 }
 
 func (p *parser) parseExpression() ast.Expr {
+	p.enter()
+	defer p.leave()
 	if p.tok == token.LAMBDA {
 		return p.parseLambda()
 	}
-	p.enter()
-	defer p.leave()
 	pos := p.pos
 	body := p.parseDisjunction()
 	if p.tok != token.IF {
@@ -196,66 +204,84 @@ func (p *parser) binary(pos token.Pos, left ast.Expr, op token.Token, right ast.
 func (p *parser) parseBitOr() ast.Expr {
 	pos := p.pos
 	x := p.parseBitXor()
+	n := 0
 	for p.tok == token.VBAR {
 		p.next()
+		n = p.chain(n)
 		x = p.binary(pos, x, token.VBAR, p.parseBitXor())
 	}
+	p.depth -= n
 	return x
 }
 
 func (p *parser) parseBitXor() ast.Expr {
 	pos := p.pos
 	x := p.parseBitAnd()
+	n := 0
 	for p.tok == token.CIRCUMFLEX {
 		p.next()
+		n = p.chain(n)
 		x = p.binary(pos, x, token.CIRCUMFLEX, p.parseBitAnd())
 	}
+	p.depth -= n
 	return x
 }
 
 func (p *parser) parseBitAnd() ast.Expr {
 	pos := p.pos
 	x := p.parseShift()
+	n := 0
 	for p.tok == token.AMPER {
 		p.next()
+		n = p.chain(n)
 		x = p.binary(pos, x, token.AMPER, p.parseShift())
 	}
+	p.depth -= n
 	return x
 }
 
 func (p *parser) parseShift() ast.Expr {
 	pos := p.pos
 	x := p.parseSum()
+	n := 0
 	for p.tok == token.LEFTSHIFT || p.tok == token.RIGHTSHIFT {
 		op := p.tok
 		p.next()
+		n = p.chain(n)
 		x = p.binary(pos, x, op, p.parseSum())
 	}
+	p.depth -= n
 	return x
 }
 
 func (p *parser) parseSum() ast.Expr {
 	pos := p.pos
 	x := p.parseTerm()
+	n := 0
 	for p.tok == token.PLUS || p.tok == token.MINUS {
 		op := p.tok
 		p.next()
+		n = p.chain(n)
 		x = p.binary(pos, x, op, p.parseTerm())
 	}
+	p.depth -= n
 	return x
 }
 
 func (p *parser) parseTerm() ast.Expr {
 	pos := p.pos
 	x := p.parseFactor()
+	n := 0
 	for {
 		switch p.tok {
 		case token.STAR, token.SLASH, token.DOUBLESLASH, token.PERCENT, token.AT:
 			op := p.tok
 			p.next()
+			n = p.chain(n)
 			x = p.binary(pos, x, op, p.parseFactor())
 			continue
 		}
+		p.depth -= n
 		return x
 	}
 }
@@ -285,7 +311,9 @@ func (p *parser) parsePower() ast.Expr {
 	}
 	if p.tok == token.DOUBLESTAR {
 		p.next()
+		p.enter()
 		x = p.binary(pos, x, token.DOUBLESTAR, p.parseFactor())
+		p.leave()
 	}
 	return x
 }
@@ -293,7 +321,12 @@ func (p *parser) parsePower() ast.Expr {
 func (p *parser) parsePrimary() ast.Expr {
 	pos := p.pos
 	x := p.parseAtom()
+	n := 0
+	defer func() { p.depth -= n }()
 	for {
+		if p.tok == token.DOT || p.tok == token.LPAR || p.tok == token.LSQB {
+			n = p.chain(n)
+		}
 		switch p.tok {
 		case token.DOT:
 			p.next()

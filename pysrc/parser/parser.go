@@ -27,7 +27,7 @@ import (
 // maxDepth bounds the nesting of expressions and blocks. CPython stops
 // earlier (200 brackets, 100 indentation levels); deeper input is an error
 // here too, so time and stack stay bounded.
-const maxDepth = 1000
+const maxDepth = 3000
 
 // maxErrors bounds the number of errors collected for one file.
 const maxErrors = 100

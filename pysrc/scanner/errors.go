@@ -35,7 +35,8 @@ func (p ErrorList) Len() int { return len(p) }
 // Swap implements sort.Interface.
 func (p ErrorList) Swap(i, j int) { p[i], p[j] = p[j], p[i] }
 
-// Less orders errors by file, line, column and message.
+// Less orders errors by file, line and column; Sort keeps the order in
+// which errors of the same position were found.
 func (p ErrorList) Less(i, j int) bool {
 	e, f := &p[i].Pos, &p[j].Pos
 	if e.Filename != f.Filename {
@@ -44,10 +45,7 @@ func (p ErrorList) Less(i, j int) bool {
 	if e.Line != f.Line {
 		return e.Line < f.Line
 	}
-	if e.Column != f.Column {
-		return e.Column < f.Column
-	}
-	return p[i].Msg < p[j].Msg
+	return e.Column < f.Column
 }
 
 // Sort sorts the list by position (stable, so equal positions keep the

@@ -1,0 +1,12 @@
+def tool_ok(a):
+    return a
+
+
+def broken(:
+    pass
+
+
+def tool_after(b=1):
+    pass
+
+x = (1]
