@@ -1,0 +1,314 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/lcptools/lcp"
+	"github.com/lcptools/lcp/hitl"
+	"github.com/lcptools/lcp/hitl/term"
+	"github.com/lcptools/lcp/tool"
+	"github.com/spf13/cobra"
+)
+
+type callOptions struct {
+	inv      inventoryFlags
+	args     string
+	context  string
+	json     bool
+	yes      bool
+	approve  string
+	batch    string
+	maxInput int64
+}
+
+func newCallCmd(env *Env) *cobra.Command {
+	o := &callOptions{maxInput: 64 << 20}
+	cmd := &cobra.Command{
+		Use:   "call TOOL [--args JSON | key=value ...]",
+		Short: "Run one tool call (or a batch) and print the result",
+		Long: `Run one call and print its normalized result (--json: the LCP result object).
+
+Arguments come from --args as a JSON object, or as key=value pairs where the
+value is read as JSON when it is valid JSON (5, true, [1,2], {"a":1}, "x")
+and as a string otherwise.
+
+Confirmations and questions of the tool are asked on the terminal. Without a
+terminal nothing is approved unless --yes or --approve=allow says so, and
+questions take their default answer or are declined.
+
+--batch FILE.jsonl (or - for stdin) runs each line {"tool", "args"} in order
+against one engine and prints one result line per input line.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if o.batch != "" {
+				if len(args) > 0 {
+					return usagef("--batch takes no TOOL argument")
+				}
+				return nil
+			}
+			if len(args) == 0 {
+				return usagef("call needs a TOOL name (run lcp list to see them)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runCall(cmd, env, o, args) },
+	}
+	o.inv.register(cmd.Flags())
+	f := cmd.Flags()
+	f.StringVar(&o.args, "args", "", "the arguments as a JSON `object`")
+	f.StringVar(&o.context, "context", "", "the tool_context as a JSON `object`")
+	f.BoolVar(&o.json, "json", false, "print the result object as JSON")
+	f.BoolVarP(&o.yes, "yes", "y", false, "approve every confirmation (same as --approve=allow)")
+	f.StringVar(&o.approve, "approve", "ask", "approval `policy`: ask, allow or reject")
+	f.StringVar(&o.batch, "batch", "", "run the calls of a JSONL `file` (- for stdin)")
+	return cmd
+}
+
+// responder builds what answers the tools' confirmations and questions.
+func (o *callOptions) responder(env *Env) (func(context.Context, *tool.Request) tool.Response, func(), error) {
+	approval, err := hitl.ParseApproval(o.approve)
+	if err != nil {
+		return nil, nil, &usageError{err}
+	}
+	if o.yes {
+		if approval == hitl.ApproveReject {
+			return nil, nil, usagef("--yes contradicts --approve=reject")
+		}
+		approval = hitl.ApproveAllow
+	}
+	var fe hitl.FrontEnd = hitl.Unattended{}
+	cleanup := func() {}
+	if env.TTY != nil && o.batch != "-" {
+		t := term.New(env.TTY, env.Stderr)
+		fe, cleanup = t, func() { _ = t.Close() }
+	}
+	broker := hitl.New(fe, &hitl.Options{Policy: hitl.Policy{Approve: approval}})
+	return broker.Respond, cleanup, nil
+}
+
+func runCall(cmd *cobra.Command, env *Env, o *callOptions, args []string) error {
+	ctx := cmd.Context()
+	var toolCtx map[string]any
+	if o.context != "" {
+		if err := json.Unmarshal([]byte(o.context), &toolCtx); err != nil || toolCtx == nil {
+			return usagef("--context must be a JSON object")
+		}
+	}
+	var callArgs json.RawMessage
+	if o.batch == "" {
+		var err error
+		if callArgs, err = parseCallArgs(o.args, args[1:]); err != nil {
+			return err
+		}
+	}
+	respond, cleanup, err := o.responder(env)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	eng, err := o.inv.engine(ctx, func(c *lcp.Config) { c.Respond = respond })
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	if o.batch != "" {
+		return runBatch(ctx, env, eng, o, toolCtx)
+	}
+	res, callErr := eng.Call(ctx, args[0], callArgs, &lcp.CallOptions{Context: toolCtx})
+	if callErr != nil {
+		res = tool.ErrorResult(callErr)
+	}
+	if o.json {
+		if err := writeJSON(env.Stdout, res); err != nil {
+			return err
+		}
+	} else {
+		printResult(env, res)
+	}
+	switch {
+	case callErr != nil:
+		return &exitError{code: ExitEngine, msg: oneLine(callErr.Error())}
+	case !res.Success:
+		return &exitError{code: ExitFailure, msg: "the tool reported a failure: " + oneLine(res.Error)}
+	}
+	return nil
+}
+
+// parseCallArgs builds the arguments object from --args or key=value pairs.
+func parseCallArgs(argsJSON string, pairs []string) (json.RawMessage, error) {
+	if argsJSON != "" && len(pairs) > 0 {
+		return nil, usagef("give the arguments either with --args or as key=value pairs, not both")
+	}
+	if argsJSON != "" {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(argsJSON), &m); err != nil || m == nil {
+			return nil, usagef("--args must be a JSON object: %v", errOrNull(err))
+		}
+		return json.RawMessage(argsJSON), nil
+	}
+	m := map[string]json.RawMessage{}
+	for _, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return nil, usagef("argument %q is not key=value", p)
+		}
+		if json.Valid([]byte(v)) && strings.TrimSpace(v) != "" {
+			m[k] = json.RawMessage(v)
+		} else {
+			b, _ := json.Marshal(v)
+			m[k] = b
+		}
+	}
+	return json.Marshal(m)
+}
+
+func errOrNull(err error) error {
+	if err == nil {
+		return errors.New("got null")
+	}
+	return err
+}
+
+// printResult shows a result to a person: the output on stdout, the error
+// on stderr.
+func printResult(env *Env, res *tool.Result) {
+	if !res.Success {
+		fmt.Fprintf(env.Stderr, "error (%d): %s\n", res.StatusCode, res.Error)
+		if tb := res.Traceback(); tb != "" {
+			fmt.Fprintln(env.Stderr, strings.TrimRight(tb, "\n"))
+		}
+		return
+	}
+	out := bytes.TrimSpace(res.Output)
+	if len(out) > 0 && out[0] == '"' {
+		fmt.Fprintln(env.Stdout, res.Text())
+	} else {
+		var buf bytes.Buffer
+		if json.Indent(&buf, out, "", "  ") == nil {
+			fmt.Fprintln(env.Stdout, buf.String())
+		} else {
+			fmt.Fprintln(env.Stdout, string(out))
+		}
+	}
+	if pi := res.PromptInjection(); pi != "" {
+		fmt.Fprintf(env.Stderr, "prompt injection: %s\n", pi)
+	}
+}
+
+// runBatch runs each line {"tool","args"} in order and prints one result
+// line per input line. A malformed line gets an error result (400) and the
+// batch goes on.
+func runBatch(ctx context.Context, env *Env, eng *lcp.Engine, o *callOptions, toolCtx map[string]any) error {
+	var in io.Reader
+	if o.batch == "-" {
+		in = env.Stdin
+	} else {
+		f, err := os.Open(o.batch)
+		if err != nil {
+			return usagef("--batch: %v", err)
+		}
+		defer f.Close()
+		in = f
+	}
+	r := bufio.NewReader(in)
+	failed := 0
+	for n := 1; ; n++ {
+		line, err := readLine(r, o.maxInput)
+		if err == io.EOF && line == nil {
+			break
+		}
+		if err != nil && err != io.EOF {
+			if errors.Is(err, errLineTooLong) {
+				failed++
+				if werr := writeJSONLine(env.Stdout, badLine(n, err.Error())); werr != nil {
+					return werr
+				}
+				continue
+			}
+			return fmt.Errorf("--batch: reading line %d: %w", n, err)
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			if err == io.EOF {
+				break
+			}
+			n--
+			continue
+		}
+		res := runBatchLine(ctx, eng, n, line, toolCtx)
+		if !res.Success {
+			failed++
+		}
+		if werr := writeJSONLine(env.Stdout, res); werr != nil {
+			return werr
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	if failed > 0 {
+		return &exitError{code: ExitFailure, msg: fmt.Sprintf("%d call(s) of the batch failed", failed)}
+	}
+	return nil
+}
+
+func runBatchLine(ctx context.Context, eng *lcp.Engine, n int, line []byte, toolCtx map[string]any) *tool.Result {
+	var c struct {
+		Tool *string         `json:"tool"`
+		Args json.RawMessage `json:"args"`
+	}
+	if err := json.Unmarshal(line, &c); err != nil {
+		return badLine(n, "not a JSON object {\"tool\", \"args\"}: "+err.Error())
+	}
+	if c.Tool == nil {
+		return badLine(n, `missing "tool"`)
+	}
+	if t := bytes.TrimSpace(c.Args); len(t) > 0 && t[0] != '{' && string(t) != "null" {
+		return badLine(n, `"args" must be a JSON object`)
+	}
+	res, err := eng.Call(ctx, *c.Tool, c.Args, &lcp.CallOptions{Context: toolCtx})
+	if err != nil {
+		return tool.ErrorResult(err)
+	}
+	return res
+}
+
+func badLine(n int, msg string) *tool.Result {
+	r := tool.Failure(fmt.Sprintf("batch line %d: %s", n, msg))
+	r.StatusCode = 400
+	return r
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine reads one line of at most max bytes; a longer line is consumed
+// and reported as errLineTooLong.
+func readLine(r *bufio.Reader, max int64) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if int64(len(line)+len(chunk)) > max {
+			for err == bufio.ErrBufferFull {
+				_, err = r.ReadSlice('\n')
+			}
+			return []byte{}, fmt.Errorf("%w (over %d bytes)", errLineTooLong, max)
+		}
+		line = append(line, chunk...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF && len(line) == 0 {
+			return nil, io.EOF
+		}
+		return line, err
+	}
+}

@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/lcptools/lcp/tool"
+	"github.com/spf13/cobra"
+)
+
+type checkOptions struct {
+	inv  inventoryFlags
+	json bool
+}
+
+func newCheckCmd(env *Env) *cobra.Command {
+	o := &checkOptions{}
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Report problems in tool files",
+		Long: `Report syntax errors (with line and column), duplicate tool names, tools
+nested in functions or classes that cannot be called, parameters without a
+docstring line, prompt functions without their tool, missing paths and
+unreadable files. Exits with status 1 when an error is found.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runCheck(cmd, env, o) },
+	}
+	o.inv.register(cmd.Flags())
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the diagnostics as a JSON array")
+	return cmd
+}
+
+func runCheck(cmd *cobra.Command, env *Env, o *checkOptions) error {
+	ctx := cmd.Context()
+	eng, err := o.inv.engine(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	infos, err := eng.Tools(ctx)
+	if err != nil {
+		return err
+	}
+	diags := eng.Diagnostics(ctx)
+	errorsFound := 0
+	for _, d := range diags {
+		if d.Severity == "error" {
+			errorsFound++
+		}
+	}
+	if o.json {
+		if diags == nil {
+			diags = []tool.Diagnostic{}
+		}
+		if err := writeJSON(env.Stdout, diags); err != nil {
+			return err
+		}
+	} else {
+		for _, d := range diags {
+			fmt.Fprintln(env.Stdout, d)
+		}
+		fmt.Fprintf(env.Stdout, "%d tool(s), %d error(s), %d diagnostic(s)\n", len(infos), errorsFound, len(diags))
+	}
+	if errorsFound > 0 {
+		return &exitError{code: ExitFailure, msg: fmt.Sprintf("%d error(s) found", errorsFound)}
+	}
+	return nil
+}

@@ -1,0 +1,147 @@
+// Package cli implements the lcp command. Each subcommand lives in its own
+// file with an options struct, a constructor that takes the Env, and a run
+// function that does the work, so flag parsing and behaviour are tested
+// apart. Errors become exit codes in one place (ExitCode).
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// Env is the world a command runs in: its streams and environment. Tests
+// build one around buffers.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// TTY is the terminal to ask the operator on, nil when there is none.
+	TTY *os.File
+	// Getenv reads the environment.
+	Getenv func(string) string
+	// Args are the command-line arguments without the program name.
+	Args []string
+}
+
+// System returns the Env of the running process.
+func System() *Env {
+	env := &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Args: os.Args[1:]}
+	if term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stderr.Fd())) {
+		env.TTY = os.Stdin
+	}
+	return env
+}
+
+// stdoutIsTerminal reports whether humans read stdout (tables and colour).
+func (e *Env) stdoutIsTerminal() bool {
+	f, ok := e.Stdout.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// Exit codes of the lcp command.
+const (
+	ExitOK = 0
+	// ExitFailure: the tool ran and reported a failure, or checks found errors.
+	ExitFailure = 1
+	// ExitUsage: bad flags or arguments.
+	ExitUsage = 2
+	// ExitEngine: the call could not run (unknown tool, invalid arguments,
+	// timeout, cancelled, missing interpreter...).
+	ExitEngine = 3
+)
+
+// usageError marks errors in how the command was invoked.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Errorf(format, args...)}
+}
+
+// exitError carries an exit code with an optional message.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// ExitCode maps an error from a command to the process exit code.
+func ExitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var u *usageError
+	var x *exitError
+	switch {
+	case errors.As(err, &x):
+		return x.code
+	case errors.As(err, &u):
+		return ExitUsage
+	}
+	return ExitEngine
+}
+
+// Main runs the lcp command and returns the exit code. Errors are printed
+// on stderr as one line.
+func Main(env *Env) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := NewRoot(env)
+	root.SetArgs(env.Args)
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		if msg := oneLine(err.Error()); msg != "" {
+			fmt.Fprintln(env.Stderr, "lcp: "+msg)
+		}
+	}
+	return ExitCode(err)
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// commands lists the constructors of the subcommands, in help order.
+var commands = []func(*Env) *cobra.Command{
+	newListCmd,
+	newCheckCmd,
+	newCallCmd,
+}
+
+// NewRoot returns the lcp root command.
+func NewRoot(env *Env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "lcp",
+		Short: "Tools for LLMs: LCP Python tool folders, native Go tools and MCP servers",
+		Long: `lcp turns folders of Python tool_* functions, the built-in library and MCP
+servers into one inventory of LLM tools, and runs calls to them safely.
+
+With neither --tools nor --file, the built-in default library is used.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	for _, c := range commands {
+		root.AddCommand(c(env))
+	}
+	return root
+}

@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/lcptools/lcp"
+	"github.com/lcptools/lcp/tool"
+	"github.com/spf13/cobra"
+)
+
+type listOptions struct {
+	inv     inventoryFlags
+	format  string
+	json    bool
+	prompts bool
+	dynamic bool
+}
+
+func newListCmd(env *Env) *cobra.Command {
+	o := &listOptions{}
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "Discover tools and print their specs",
+		Long: `Discover the tools and print their specs. No Python runs: schemas are read
+from source. --dynamic applies tool_<name>_prompt functions (this loads the
+libraries that have them); --prompts prints the libraries' system prompts.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runList(cmd, env, o) },
+	}
+	o.inv.register(cmd.Flags())
+	cmd.Flags().StringVar(&o.format, "format", "lcp", "spec `format`: lcp, openai, anthropic or mcp")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print a JSON array of specs")
+	cmd.Flags().BoolVar(&o.prompts, "prompts", false, "print the libraries' system prompts (tool_<stem>_prompt)")
+	cmd.Flags().BoolVar(&o.dynamic, "dynamic", false, "apply dynamic descriptions (tool_<name>_prompt)")
+	return cmd
+}
+
+func runList(cmd *cobra.Command, env *Env, o *listOptions) error {
+	ctx := cmd.Context()
+	format, err := tool.ParseFormat(o.format)
+	if err != nil {
+		return &usageError{err}
+	}
+	eng, err := o.inv.engine(ctx, func(c *lcp.Config) { c.DynamicPrompts = o.dynamic })
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	infos, err := eng.Tools(ctx)
+	if err != nil {
+		return err
+	}
+	if o.prompts {
+		return printPrompts(env, eng, cmd, o.json)
+	}
+	if o.json {
+		specs := make([]json.RawMessage, len(infos))
+		for i := range infos {
+			specs[i] = infos[i].Spec(format)
+		}
+		return writeJSON(env.Stdout, specs)
+	}
+	printToolTable(env.Stdout, infos, env.stdoutIsTerminal())
+	if n := countProblems(eng.Diagnostics(ctx)); n > 0 {
+		fmt.Fprintf(env.Stderr, "%d problem(s) found while reading the tools; run lcp check for details\n", n)
+	}
+	return nil
+}
+
+func countProblems(ds []tool.Diagnostic) int {
+	n := 0
+	for _, d := range ds {
+		if d.Severity != "info" {
+			n++
+		}
+	}
+	return n
+}
+
+func printPrompts(env *Env, eng *lcp.Engine, cmd *cobra.Command, asJSON bool) error {
+	prompts := eng.SystemPrompts(cmd.Context())
+	if asJSON {
+		if prompts == nil {
+			return writeJSON(env.Stdout, []any{})
+		}
+		return writeJSON(env.Stdout, prompts)
+	}
+	if len(prompts) == 0 {
+		fmt.Fprintln(env.Stdout, "No library contributes a system prompt.")
+	}
+	for _, p := range prompts {
+		fmt.Fprintf(env.Stdout, "== %s (%s)\n%s\n\n", p.Library, p.File, strings.TrimRight(p.Text, "\n"))
+	}
+	for _, d := range eng.Diagnostics(cmd.Context()) {
+		if d.Code == "prompt-failed" {
+			fmt.Fprintln(env.Stderr, d)
+		}
+	}
+	return nil
+}
+
+// printToolTable prints one line per tool for humans.
+func printToolTable(w io.Writer, infos []tool.Info, colour bool) {
+	if len(infos) == 0 {
+		fmt.Fprintln(w, "No tools found.")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	bold, reset := "", ""
+	if colour {
+		bold, reset = "\x1b[1m", "\x1b[0m"
+	}
+	fmt.Fprintf(tw, "%sTOOL\tLIBRARY\tPARAMETERS\tDESCRIPTION%s\n", bold, reset)
+	for _, in := range infos {
+		lib := in.Library.ID
+		if in.Library.Icon != "" {
+			lib = in.Library.Icon + " " + lib
+		}
+		desc := firstLine(in.Description, 60)
+		if in.ParsedViaRegexFallback {
+			desc = "(fallback) " + desc
+		}
+		fmt.Fprintf(tw, "%s%s%s\t%s\t%s\t%s\n", bold, in.Name, reset, lib, paramSummary(in.InputSchema), desc)
+	}
+	tw.Flush()
+}
+
+// paramSummary lists the parameters of a schema: required ones plain,
+// optional ones with a trailing "?".
+func paramSummary(schema json.RawMessage) string {
+	var s struct {
+		Properties json.RawMessage `json:"properties"`
+		Required   []string        `json:"required"`
+	}
+	if json.Unmarshal(schema, &s) != nil || len(s.Properties) == 0 {
+		return "-"
+	}
+	names, err := orderedKeys(s.Properties)
+	if err != nil || len(names) == 0 {
+		return "-"
+	}
+	req := map[string]bool{}
+	for _, r := range s.Required {
+		req[r] = true
+	}
+	for i, n := range names {
+		if !req[n] {
+			names[i] = n + "?"
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func firstLine(s string, max int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	r := []rune(s)
+	if len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	return s
+}
