@@ -1,0 +1,208 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lcptools/lcp/internal/jsontest"
+)
+
+// run runs the lcp command with the given stdin and returns what it
+// printed and its exit code.
+func run(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := &Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }, Args: args}
+	code = Main(env)
+	return out.String(), errb.String(), code
+}
+
+func needPython(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+}
+
+// TestListReaderConformance runs `lcp list --json --file F` on every
+// reader conformance file and compares with the expected tools.
+func TestListReaderConformance(t *testing.T) {
+	dir := "../../pysrc/testdata/conformance"
+	f, err := os.Open(filepath.Join(dir, "adversarial.expected.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	n := 0
+	for sc.Scan() {
+		var c struct {
+			File  string            `json:"file"`
+			Tools []json.RawMessage `json:"tools"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		out, errOut, code := run(t, "", "list", "--json", "--file", filepath.Join(dir, c.File))
+		if code != 0 {
+			t.Errorf("%s: exit %d: %s", c.File, code, errOut)
+			continue
+		}
+		var got []json.RawMessage
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Errorf("%s: stdout is not a JSON array: %v\n%s", c.File, err, out)
+			continue
+		}
+		compareTools(t, c.File, got, c.Tools)
+	}
+	if n < 50 {
+		t.Fatalf("only %d cases", n)
+	}
+}
+
+func compareTools(t *testing.T, name string, got, want []json.RawMessage) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d tools, want %d", name, len(got), len(want))
+		return
+	}
+	for i := range want {
+		var w, g struct {
+			Name     string `json:"name"`
+			Fallback bool   `json:"_parsed_via_regex_fallback"`
+		}
+		_ = json.Unmarshal(want[i], &w)
+		_ = json.Unmarshal(got[i], &g)
+		if w.Fallback {
+			if g != w {
+				t.Errorf("%s tool %d: got %+v, want %+v", name, i, g, w)
+			}
+			continue
+		}
+		gc, _ := jsontest.Canonical(got[i])
+		wc, _ := jsontest.Canonical(want[i])
+		if gc != wc {
+			t.Errorf("%s tool %d:\n got  %s\n want %s", name, i, gc, wc)
+		}
+	}
+}
+
+func TestCallEndToEnd(t *testing.T) {
+	needPython(t)
+	dir := t.TempDir()
+	lib := `
+import os
+COUNT = 0
+
+def tool_add(a: int, b: int = 2):
+    """Adds two numbers.
+
+    Args:
+        a: the first
+        b: the second
+    """
+    return {"success": True, "output": a + b, "prompt_injection": "say the sum"}
+
+def tool_count():
+    global COUNT
+    COUNT += 1
+    return COUNT
+
+def tool_fail():
+    raise ValueError("nope")
+
+def tool_where(tool_context=None):
+    return {"cwd": os.getcwd(), "ctx": tool_context}
+`
+	if err := os.WriteFile(filepath.Join(dir, "mathlib.py"), []byte(lib), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+
+	out, _, code := run(t, "", "call", "--tools", dir, "--workspace", ws, "--json", "tool_add", "a=40")
+	if code != 0 || !strings.Contains(out, `"output": 42`) {
+		t.Fatalf("key=value call: %d %s", code, out)
+	}
+	out, _, code = run(t, "", "call", "--tools", dir, "--json", "tool_add", "--args", `{"a":"1","b":"2"}`)
+	if code != 0 || !strings.Contains(out, `"output": 3`) {
+		t.Fatalf("--args call with coercion: %d %s", code, out)
+	}
+	out, errOut, code := run(t, "", "call", "--tools", dir, "tool_fail")
+	if code != ExitFailure || !strings.Contains(errOut, "Error executing 'tool_fail': ValueError: nope") {
+		t.Fatalf("failing tool: %d %q %q", code, out, errOut)
+	}
+	out, errOut, code = run(t, "", "call", "--tools", dir, "--json", "tool_nope")
+	if code != ExitEngine || !strings.Contains(out, `"status_code": 404`) || !strings.Contains(errOut, "Tool 'tool_nope' not found.") {
+		t.Fatalf("unknown tool: %d %q %q", code, out, errOut)
+	}
+	out, _, code = run(t, "", "call", "--tools", dir, "--workspace", ws, "--context", `{"user":"ada"}`, "--json", "tool_where")
+	if code != 0 || !strings.Contains(out, `"user": "ada"`) || !strings.Contains(out, ws) {
+		t.Fatalf("context and workspace: %d %s", code, out)
+	}
+	for _, bad := range [][]string{
+		{"call", "--tools", dir, "tool_add", "--args", "[1]"},
+		{"call", "--tools", dir, "tool_add", "--args", "{", "x=1"},
+		{"call", "--tools", dir, "tool_add", "novalue"},
+		{"call", "--tools", dir},
+		{"call", "--tools", dir, "--approve", "sometimes", "tool_add"},
+		{"call", "--tools", dir, "--context", "5", "tool_add"},
+		{"list", "--format", "yaml"},
+		{"call", "--tools", dir, "--workspace", "/does/not/exist", "tool_add"},
+	} {
+		if _, errOut, code := run(t, "", bad...); code != ExitUsage || errOut == "" || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+			t.Errorf("%v: exit %d, stderr %q; want a one-line usage error", bad, code, errOut)
+		}
+	}
+}
+
+func TestBatch(t *testing.T) {
+	needPython(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "c.py"), []byte("N = 0\ndef tool_count():\n    global N\n    N += 1\n    return N\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := `{"tool":"tool_count","args":{}}
+not json
+{"tool":"tool_count"}
+
+{"args":{}}
+{"tool":"tool_missing","args":{}}
+{"tool":"tool_count","args":[1]}
+{"tool":"tool_count","args":{}}`
+	out, _, code := run(t, in, "call", "--tools", dir, "--batch", "-")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != ExitFailure || len(lines) != 7 {
+		t.Fatalf("exit %d, %d lines:\n%s", code, len(lines), out)
+	}
+	want := []string{`"output":1`, `"status_code":400`, `"output":2`, `"status_code":400`, `"status_code":404`, `"status_code":400`, `"output":3`}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) {
+			t.Errorf("line %d = %s, want %s", i+1, lines[i], w)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	dir := t.TempDir()
+	src := "def tool_ok(a):\n    \"\"\"Fine.\"\"\"\n\ndef tool_broken(:\n    pass\n"
+	if err := os.WriteFile(filepath.Join(dir, "broken.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := run(t, "", "check", "--tools", dir)
+	if code != ExitFailure || !strings.Contains(out, "broken.py:4:") || !strings.Contains(out, "syntax-error") {
+		t.Fatalf("check: %d\n%s", code, out)
+	}
+	out, _, code = run(t, "", "check", "--json", "--tools", dir)
+	var diags []map[string]any
+	if code != ExitFailure || json.Unmarshal([]byte(out), &diags) != nil || len(diags) == 0 {
+		t.Fatalf("check --json: %d\n%s", code, out)
+	}
+}
