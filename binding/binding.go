@@ -95,6 +95,8 @@ type Binding struct {
 	files  []*discover.File
 	diags  []tool.Diagnostic
 	closed bool
+	// dynamic holds the libraries registered from code, by pseudo path.
+	dynamic map[string]worker.Library
 }
 
 // entry is one registered tool.

@@ -192,6 +192,30 @@ func (r *Result) scanLibrary(dir, name string) []entry {
 	return out
 }
 
+// LibraryFiles returns the files a library directory X/ contributes, in
+// load order: X/X.py (when it is a file), then the other *.py files
+// directly in X/ in byte order. Missing or unreadable directories give
+// nothing.
+func LibraryFiles(dir string) []string {
+	r := &Result{}
+	var out []string
+	for _, e := range r.scanLibrary(dir, filepath.Base(dir)) {
+		out = append(out, e.path)
+	}
+	return out
+}
+
+// ReadFiles reads the given files (and only those) as one discovery:
+// first tool of a name wins. Group names every file's library.
+func ReadFiles(group string, files []string) *Result {
+	r := &Result{}
+	seen := make(map[string]*Tool)
+	for _, f := range files {
+		r.load(f, group, seen)
+	}
+	return r
+}
+
 // readNames returns the names in dir in byte order (os.ReadDir sorts by
 // name, comparing bytes).
 func readNames(dir string) ([]string, error) {

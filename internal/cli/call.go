@@ -26,6 +26,7 @@ type callOptions struct {
 	yes      bool
 	approve  string
 	batch    string
+	mounts   []string
 	maxInput int64
 }
 
@@ -68,6 +69,7 @@ against one engine and prints one result line per input line.`,
 	f.BoolVarP(&o.yes, "yes", "y", false, "approve every confirmation (same as --approve=allow)")
 	f.StringVar(&o.approve, "approve", "ask", "approval `policy`: ask, allow or reject")
 	f.StringVar(&o.batch, "batch", "", "run the calls of a JSONL `file` (- for stdin)")
+	f.StringArrayVar(&o.mounts, "mount", nil, "mount a tool `library` by name first (from the folders or the built-in library; repeatable)")
 	return cmd
 }
 
@@ -118,6 +120,11 @@ func runCall(cmd *cobra.Command, env *Env, o *callOptions, args []string) error 
 		return err
 	}
 	defer eng.Close()
+	for _, lib := range o.mounts {
+		if _, err := eng.Binding().MountToolLibrary(lib); err != nil {
+			return usagef("--mount %s: %v", lib, err)
+		}
+	}
 	if o.batch != "" {
 		return runBatch(ctx, env, eng, o, toolCtx)
 	}
