@@ -65,7 +65,11 @@ func pyLower(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	rs := []rune(s)
+	var final []bool // final[i]: rs[i] is a capital sigma in final position
 	for i, r := range rs {
+		if r == 0x3a3 && final == nil {
+			final = finalSigmas(rs)
+		}
 		switch {
 		case r < 0x80:
 			if 'A' <= r && r <= 'Z' {
@@ -74,12 +78,8 @@ func pyLower(s string) string {
 			b.WriteRune(r)
 		case r == 0x130:
 			b.WriteString("i\u0307")
-		case r == 0x3a3:
-			if finalSigma(rs, i) {
-				b.WriteRune(0x3c2)
-			} else {
-				b.WriteRune(0x3c3)
-			}
+		case r == 0x3a3 && final[i]:
+			b.WriteRune(0x3c2)
 		default:
 			b.WriteRune(unicode.ToLower(r))
 		}
@@ -87,25 +87,37 @@ func pyLower(s string) string {
 	return b.String()
 }
 
-// finalSigma is the Final_Sigma condition: preceded by a cased letter
-// (skipping case-ignorable ones) and not followed by one.
-func finalSigma(rs []rune, i int) bool {
-	cased := func(r rune) bool { return unicode.IsUpper(r) || unicode.IsLower(r) || unicode.IsTitle(r) }
-	ignorable := func(r rune) bool {
-		return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk) || r == '\'' || r == '.' || r == ':' || r == 0xb7 || r == 0x2019
+func isCased(r rune) bool { return unicode.IsUpper(r) || unicode.IsLower(r) || unicode.IsTitle(r) }
+
+func isCaseIgnorable(r rune) bool {
+	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk) ||
+		r == '\'' || r == '.' || r == ':' || r == 0xb7 || r == 0x2019
+}
+
+// finalSigmas evaluates the Final_Sigma condition for every capital
+// sigma in linear time: preceded by a cased letter (case-ignorable ones
+// skipped) and not followed by one.
+func finalSigmas(rs []rune) []bool {
+	out := make([]bool, len(rs))
+	before := make([]bool, len(rs)) // a cased letter precedes, ignorables skipped
+	seen := false
+	for i, r := range rs {
+		before[i] = seen
+		if !isCaseIgnorable(r) {
+			seen = isCased(r)
+		}
 	}
-	j := i - 1
-	for j >= 0 && ignorable(rs[j]) {
-		j--
+	seen = false
+	for i := len(rs) - 1; i >= 0; i-- {
+		r := rs[i]
+		if r == 0x3a3 {
+			out[i] = before[i] && !seen
+		}
+		if !isCaseIgnorable(r) {
+			seen = isCased(r)
+		}
 	}
-	if j < 0 || !cased(rs[j]) {
-		return false
-	}
-	j = i + 1
-	for j < len(rs) && ignorable(rs[j]) {
-		j++
-	}
-	return j >= len(rs) || !cased(rs[j])
+	return out
 }
 
 // expandTabs is Python's str.expandtabs(8): the column restarts after

@@ -280,6 +280,17 @@ func (p *parser) parseStatementRecover() (out []ast.Stmt) {
 			p.next()
 		}
 		out = []ast.Stmt{&ast.BadStmt{Span: ast.Span{From: from, To: p.prevEnd()}}}
+		if p.tok == token.INDENT {
+			// the block of the broken statement: kept in the partial tree,
+			// without an "unexpected indent" error
+			p.enter()
+			p.next()
+			for p.tok != token.DEDENT && p.tok != token.EOF {
+				out = append(out, p.parseStatementRecover()...)
+			}
+			p.got(token.DEDENT)
+			p.leave()
+		}
 	}
 	return out
 }
@@ -319,6 +330,8 @@ func (p *parser) parseStatement() []ast.Stmt {
 	case token.INDENT:
 		p.error(p.pos, "unexpected indent")
 		// Parse the stray block so the partial tree keeps its contents.
+		p.enter()
+		defer p.leave()
 		p.next()
 		var body []ast.Stmt
 		for p.tok != token.DEDENT && p.tok != token.EOF {

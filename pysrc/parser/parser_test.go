@@ -280,3 +280,13 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestDeepBrokenBlocks(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 4000; i++ {
+		b.WriteString(strings.Repeat(" ", i) + "if x x:\n")
+	}
+	if _, err := ParseFile("t.py", []byte(b.String())); err == nil {
+		t.Fatal("no error")
+	}
+}

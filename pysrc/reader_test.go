@@ -1,0 +1,242 @@
+package pysrc
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestCleandoc(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"   ", ""},
+		{"One line.", "One line."},
+		{"  Lead.\n    body\n      deeper\n", "Lead.\nbody\n  deeper"},
+		{"\n\n    Start late.\n    x\n\n", "Start late.\nx"},
+		{"T.\n\tTabbed.\n\t\tTwice.", "T.\nTabbed.\n        Twice."},
+		{"a\tb", "a       b"},
+		{"S.\n      \n    P2.", "S.\n  \nP2."},
+		{"\u3000Wide.\n\u00a0 x", "Wide.\nx"},
+		{"x\r\ty", "x\r        y"},
+	}
+	for _, tt := range tests {
+		if got := cleandoc(tt.in); got != tt.want {
+			t.Errorf("cleandoc(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestPyStrings(t *testing.T) {
+	if got := pySplitLines("a\nb\r\nc\rd\ve\ff\x1cg\u0085h\u2028i\u2029j\n"); strings.Join(got, "|") != "a|b|c|d|e|f|g|h|i|j" {
+		t.Errorf("pySplitLines = %q", got)
+	}
+	if got := pySplitLines("a\n\nb"); len(got) != 3 || got[1] != "" {
+		t.Errorf("pySplitLines keeps empty lines: %q", got)
+	}
+	if got := pyStrip("\x1c\u3000 x \u00a0\u2028"); got != "x" {
+		t.Errorf("pyStrip = %q", got)
+	}
+	if got := pyStrip("\u200bx"); got != "\u200bx" {
+		t.Errorf("pyStrip strips ZWSP: %q", got)
+	}
+	for in, want := range map[string]string{"İnt": "i\u0307nt", "ΟΔΟΣ": "οδος", "ǅ": "ǆ", "ABC": "abc", "Σ": "σ"} {
+		if got := pyLower(in); got != want {
+			t.Errorf("pyLower(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestJSONType(t *testing.T) {
+	for ann, want := range map[string]string{
+		"int": "integer", "List[int]": "integer", "Point": "integer", "float": "number", "Number": "number",
+		"bool": "boolean", "list": "array", "NDArray": "array", "dict": "object", "MyObject": "object",
+		"str": "string", "bytes": "string", "'İnt'": "string", "None": "string", "Optional[float]": "number",
+	} {
+		if got := jsonType(ann); got != want {
+			t.Errorf("jsonType(%q) = %s, want %s", ann, got, want)
+		}
+	}
+}
+
+func TestParamDocs(t *testing.T) {
+	doc := "Summary.\n\nArgs:\n    a (int): first\n    b: second\n- c - dash\n1. d: numbered\n١٢. e: arabic digits bullet\nf\u2003: em space\n(g): not a param\nh:"
+	got := paramDocs(doc)
+	want := map[string]string{"a": "first", "b": "second", "c": "dash", "d": "numbered", "e": "arabic digits bullet", "f": "em space", "Args": ""}
+	delete(want, "Args")
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("param %s = %q, want %q", k, got[k], v)
+		}
+	}
+	if _, ok := got["g"]; ok {
+		t.Error("(g) must not match")
+	}
+	if _, ok := got["h"]; ok {
+		t.Error("h: with no text must not match")
+	}
+}
+
+const sample = `"""Module doc."""
+TOOL_LIBRARY_NAME = "Weather"
+TOOL_LIBRARY_DESC = 'Forecasts.'
+TOOL_LIBRARY_ICON = f"no"
+
+def tool_forecast(city: str, days: int = 3, *, units="metric", tool_context=None, **kwargs):
+    """Forecast for a city.
+
+    Args:
+        city: the city
+    """
+
+async def tool_alerts(region):
+    pass
+
+def tool_forecast_prompt():
+    return "x"
+
+def tool_sample_prompt():
+    return "library prompt"
+
+def tool_orphan_prompt():
+    return "no tool"
+
+class Helpers:
+    def tool_method(self):
+        """Not callable as a module attribute."""
+
+if True:
+    def tool_conditional(x=[1, 2.5, None]):
+        """Defined at module level inside an if."""
+`
+
+func TestReadFile(t *testing.T) {
+	f, err := ReadFile("tools/sample.py", []byte(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.SyntaxErrors != nil {
+		t.Fatalf("syntax errors: %v", f.SyntaxErrors)
+	}
+	if want := (Library{Name: "Weather", Description: "Forecasts."}); f.Library != want {
+		t.Errorf("Library = %+v, want %+v", f.Library, want)
+	}
+	var names []string
+	for _, tool := range f.Tools {
+		names = append(names, fmt.Sprintf("%s:%d:%v", tool.Name, tool.Line, tool.TopLevel))
+	}
+	if got := strings.Join(names, " "); got != "tool_forecast:6:true tool_alerts:13:true tool_method:26:false tool_conditional:30:true" {
+		t.Errorf("tools = %s", got)
+	}
+	fc := f.Tools[0]
+	if !fc.AcceptsKwargs || fc.Async || !reflect.DeepEqual(fc.Required, []string{"city"}) {
+		t.Errorf("tool_forecast: kwargs %v async %v required %v", fc.AcceptsKwargs, fc.Async, fc.Required)
+	}
+	if !reflect.DeepEqual(fc.Declared, []string{"city", "days", "units", "tool_context", "**kwargs"}) {
+		t.Errorf("Declared = %v", fc.Declared)
+	}
+	wantSchema := `{"type": "object", "properties": {"city": {"type": "string", "description": "the city"}, "days": {"type": "integer", "description": "Parameter 'days'", "default": 3}, "units": {"type": "string", "description": "Parameter 'units'", "default": "metric"}}, "required": ["city"]}`
+	if got := string(fc.InputSchema()); got != wantSchema {
+		t.Errorf("InputSchema:\n got %s\nwant %s", got, wantSchema)
+	}
+	if !f.Tools[1].Async {
+		t.Error("tool_alerts must be async")
+	}
+	if got := string(f.Tools[3].Params[0].Default); got != "[1, 2.5, null]" {
+		t.Errorf("default = %s", got)
+	}
+	if len(f.Prompts) != 3 || f.Prompts[0].Name != "tool_forecast_prompt" {
+		t.Errorf("Prompts = %+v", f.Prompts)
+	}
+	kinds := map[DiagnosticKind][]string{}
+	for _, d := range f.Diagnostics {
+		kinds[d.Kind] = append(kinds[d.Kind], d.Message)
+	}
+	if len(kinds[DiagNestedTool]) != 1 || !strings.Contains(kinds[DiagNestedTool][0], "tool_method") {
+		t.Errorf("nested-tool diagnostics: %v", kinds[DiagNestedTool])
+	}
+	if len(kinds[DiagOrphanPrompt]) != 1 || !strings.Contains(kinds[DiagOrphanPrompt][0], "tool_orphan_prompt") {
+		t.Errorf("orphan-prompt diagnostics: %v", kinds[DiagOrphanPrompt])
+	}
+	if len(kinds[DiagUndocumented]) != 5 {
+		t.Errorf("undocumented-parameter diagnostics: %v", kinds[DiagUndocumented])
+	}
+}
+
+func TestReadFileFallback(t *testing.T) {
+	src := "def tool_a(x: int, y=2):\n    \"\"\"Broken file.\n\n    x: the x\n    \"\"\"\n    return x +\n\ndef tool_b_prompt():\n    pass\n"
+	f, err := ReadFile("broken.py", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.SyntaxErrors == nil {
+		t.Fatal("no syntax error")
+	}
+	if len(f.Tools) != 1 || !f.Tools[0].ParsedViaRegexFallback {
+		t.Fatalf("tools = %+v", f.Tools)
+	}
+	b, _ := json.Marshal(f.Tools[0])
+	want := `{"name": "tool_a", "description": "Broken file.", "input_schema": {"type": "object", "properties": {"x": {"type": "integer", "description": "the x"}, "y": {"type": "string", "description": "Parameter 'y'", "default": 2}}, "required": ["x"]}, "_parsed_via_regex_fallback": true}`
+	if got := string(f.Tools[0].mustJSON(t)); got != want {
+		t.Errorf("fallback tool:\n got %s\nwant %s", got, want)
+	}
+	if !json.Valid(b) {
+		t.Errorf("json.Marshal output is not valid: %s", b)
+	}
+}
+
+func (tool *Tool) mustJSON(t *testing.T) []byte {
+	t.Helper()
+	b, err := tool.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestReadFileNotUTF8(t *testing.T) {
+	_, err := ReadFile("latin1.py", []byte("def tool_x():\n    \"\"\"Caf\xe9\"\"\"\n"))
+	if !errors.Is(err, ErrNotUTF8) {
+		t.Fatalf("err = %v, want ErrNotUTF8", err)
+	}
+	f, err := ReadFile("bom.py", []byte("\xef\xbb\xbfdef tool_x(): pass\n"))
+	if err != nil || f.SyntaxErrors != nil || len(f.Tools) != 1 {
+		t.Fatalf("BOM file: %v %v %v", err, f.SyntaxErrors, f.Tools)
+	}
+}
+
+func TestFallbackToolsBounded(t *testing.T) {
+	// many unclosed defs: linear, and every one is found
+	src := strings.Repeat("def tool_a(x, y\n", 20000)
+	tools := FallbackTools(src)
+	if len(tools) != 20000 {
+		t.Fatalf("%d tools", len(tools))
+	}
+}
+
+func FuzzReadFile(f *testing.F) {
+	f.Add([]byte(sample))
+	f.Add([]byte("def tool_a(x: 'int' = f'{1}', *, y: List[int] = (1, 2)):\n\t'''Doc.\n\n\tx: the x'''\n"))
+	f.Add([]byte("def tool_b(a=\")\", b=(1,\n\n"))
+	f.Add([]byte("async def tool_c(*args, **kw): ...\n\x00"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		file, err := ReadFile("fuzz.py", src)
+		if err != nil {
+			if !errors.Is(err, ErrNotUTF8) {
+				t.Fatalf("unexpected error %v", err)
+			}
+			return
+		}
+		for _, tool := range file.Tools {
+			b, err := tool.MarshalJSON()
+			if err != nil || !json.Valid(b) {
+				t.Fatalf("invalid JSON %s: %v", b, err)
+			}
+			if !json.Valid(tool.InputSchema()) {
+				t.Fatalf("invalid schema %s", tool.InputSchema())
+			}
+		}
+	})
+}
