@@ -1,0 +1,325 @@
+package builtin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/lcptools/lcp/builtin/internal/proc"
+	"github.com/lcptools/lcp/builtin/pyrisk"
+	"github.com/lcptools/lcp/builtin/shell"
+	"github.com/lcptools/lcp/builtin/workspace"
+	"github.com/lcptools/lcp/hitl"
+	"github.com/lcptools/lcp/native"
+	"github.com/lcptools/lcp/tool"
+)
+
+// maxScript is the largest Python source judged in safe mode.
+const maxScript = 1 << 20
+
+func (b *lib) shellTools() ([]*native.Tool, error) {
+	t, err := newTool(shellLib, "tool_execute_shell_command", shellDescription(nil),
+		`{"type": "object", "properties": {
+  "command": {"type": "string", "description": "The shell command to run in the workspace (bash syntax)."},
+  "timeout": {"type": "number", "description": "Time limit in seconds; omit for the default."}},
+ "required": ["command"]}`, confirmOnly, b.runShell)
+	if err != nil {
+		return nil, err
+	}
+	return []*native.Tool{t.DescribeWith(shellDescription)}, nil
+}
+
+func (b *lib) pythonTools() ([]*native.Tool, error) {
+	code, err := newTool(pythonLib, "tool_execute_python_code", pythonDescription(nil, false),
+		`{"type": "object", "properties": {
+  "code": {"type": "string", "description": "The Python code to run; print what you want to see."},
+  "timeout": {"type": "number", "description": "Time limit in seconds; omit for the default."}},
+ "required": ["code"]}`, confirmOnly, b.runPythonCode)
+	if err != nil {
+		return nil, err
+	}
+	file, err := newTool(pythonLib, "tool_execute_python_file", pythonDescription(nil, true),
+		`{"type": "object", "properties": {
+  "file_name": {"type": "string", "description": "Path of the Python script, relative to the workspace."},
+  "args": {"type": "array", "items": {"type": "string"}, "description": "Command-line arguments for the script, one string each (sys.argv[1:]).", "default": []},
+  "timeout": {"type": "number", "description": "Time limit in seconds; omit for the default."}},
+ "required": ["file_name"]}`, confirmOnly, b.runPythonFile)
+	if err != nil {
+		return nil, err
+	}
+	return []*native.Tool{
+		code.DescribeWith(func(cfg map[string]any) string { return pythonDescription(cfg, false) }),
+		file.DescribeWith(func(cfg map[string]any) string { return pythonDescription(cfg, true) }),
+	}, nil
+}
+
+func levelOf(cfg map[string]any) hitl.Autonomy {
+	level, err := hitl.AutonomyOf(cfg)
+	if err != nil {
+		return hitl.Strict
+	}
+	return level
+}
+
+func limitsText(cfg map[string]any) string {
+	return fmt.Sprintf("The time limit is %s (the timeout argument may change it, up to %s); long output keeps its beginning and end.",
+		configDuration(cfg, "timeout", DefaultTimeout), configDuration(cfg, "max_timeout", DefaultMaxTimeout))
+}
+
+// shellDescription is the description of tool_execute_shell_command for
+// the library's configuration: it tells the LLM the autonomy level and the
+// system (the Go form of tool_execute_shell_command_prompt).
+func shellDescription(cfg map[string]any) string {
+	sh, _ := shell.Program("")
+	var level string
+	switch levelOf(cfg) {
+	case hitl.FullAccess:
+		level = "full_access: commands run without approval."
+	case hitl.Safe:
+		level = "safe: read-only commands (ls, cat, grep, find, git status/log/diff, ...) and writes inside the workspace run directly; " +
+			"commands that delete files, write outside the workspace, use the network, start shells or interpreters, or escalate privileges wait for the operator's approval."
+	default:
+		level = "strict: the operator approves every command before it runs."
+	}
+	return fmt.Sprintf("Executes a shell command with %s in the workspace on %s/%s and returns its stdout, stderr and return_code. %s Autonomy level %s "+
+		"A rejected command returns the operator's reason: adapt to it instead of retrying the same command.",
+		filepath.Base(sh), runtime.GOOS, runtime.GOARCH, limitsText(cfg), level)
+}
+
+func pythonDescription(cfg map[string]any, file bool) string {
+	what := "Runs Python code in the workspace (its working directory) and returns what it prints (stdout, stderr) and its return_code."
+	if file {
+		what = "Runs a Python script of the workspace with command-line arguments and returns what it prints (stdout, stderr) and its return_code."
+	}
+	var level string
+	switch levelOf(cfg) {
+	case hitl.FullAccess:
+		level = "full_access: code runs without approval."
+	case hitl.Safe:
+		level = "safe: code runs directly unless it starts processes or shells (subprocess, os.system, multiprocessing, ...), which waits for the operator's approval."
+	default:
+		level = "strict: the operator approves every run."
+	}
+	return fmt.Sprintf("%s Plots should be saved to files (matplotlib uses the Agg backend). %s Autonomy level %s", what, limitsText(cfg), level)
+}
+
+type shellArgs struct {
+	Command string   `json:"command"`
+	Timeout *float64 `json:"timeout"`
+}
+
+func (b *lib) runShell(ctx context.Context, in shellArgs) (map[string]any, error) {
+	if strings.TrimSpace(in.Command) == "" {
+		return failure("The command is empty.", nil), nil
+	}
+	dir := b.workspaceDir(ctx)
+	v := shell.Classify(in.Command, &shell.Options{Workspace: dir})
+	risky := v.Decision == shell.Ask
+	if msg, err := approve(ctx, risky, "Run a shell command", in.Command, v.Reasons); err != nil || msg != "" {
+		return failure(msg, map[string]any{"command": in.Command}), err
+	}
+	env := os.Environ()
+	if !risky && hitl.AutonomyFromContext(ctx) == hitl.Safe {
+		env = shell.SafeEnv(env)
+	}
+	prog, args := shell.Program(in.Command)
+	cfg := call(ctx).Config
+	return b.execute(ctx, proc.Spec{Path: prog, Args: args, Dir: dir, Env: env,
+		Timeout: timeLimit(cfg, in.Timeout), MaxOutput: configInt(cfg, "max_output_bytes", DefaultMaxOutput)},
+		"Command", map[string]any{"command": in.Command})
+}
+
+// execute runs a process and shapes its outcome as an LCP result.
+func (b *lib) execute(ctx context.Context, spec proc.Spec, what string, payload map[string]any) (map[string]any, error) {
+	out, err := proc.Run(ctx, spec)
+	if err != nil {
+		if errors.Is(err, proc.ErrNotFound) {
+			return failure(fmt.Sprintf("%s could not start: %s was not found.", what, spec.Path), payload), nil
+		}
+		return failure(fmt.Sprintf("%s could not start: %v", what, err), payload), nil
+	}
+	if out.Canceled {
+		return nil, tool.ContextError(ctx, call(ctx).Tool)
+	}
+	res := map[string]any{
+		"stdout":           out.Stdout.Text,
+		"stderr":           out.Stderr.Text,
+		"return_code":      out.ExitCode,
+		"duration_seconds": float64(out.Duration.Milliseconds()) / 1000,
+	}
+	for k, v := range payload {
+		res[k] = v
+	}
+	if out.Stdout.Cut > 0 || out.Stderr.Cut > 0 {
+		res["truncated"] = true
+	}
+	text := out.Stdout.Text
+	if out.Stderr.Text != "" {
+		if text != "" && !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		text += "[stderr]\n" + out.Stderr.Text
+	}
+	if text == "" {
+		text = "(no output)"
+	}
+	res["output"] = text
+	switch {
+	case out.TimedOut:
+		res["success"] = false
+		res["timed_out"] = true
+		res["error"] = fmt.Sprintf("%s timed out after %s; its process group was killed.%s", what, spec.Timeout, tail(out.Stderr.Text))
+	case out.ExitCode != 0:
+		res["success"] = false
+		res["error"] = fmt.Sprintf("%s %s.%s", what, out, tail(out.Stderr.Text))
+	default:
+		res["success"] = true
+	}
+	return res, nil
+}
+
+// tail is the end of stderr for an error message.
+func tail(stderr string) string {
+	s := strings.TrimSpace(stderr)
+	if s == "" {
+		return ""
+	}
+	if len(s) > 2000 {
+		s = "..." + s[len(s)-2000:]
+		for i := 0; i < len(s) && !utf8RuneStart(s[i]); i++ {
+			s = s[:i] + s[i+1:]
+		}
+	}
+	return "\n" + s
+}
+
+// python returns the interpreter to run, or a failure text.
+func (b *lib) python(ctx context.Context) (string, string) {
+	name := call(ctx).ConfigString("python")
+	if name == "" {
+		name = b.opts.Python
+	}
+	if name == "" {
+		name = "python3"
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Sprintf("No Python interpreter: '%s' was not found (%v). Install Python 3, or set the interpreter in host_tool_configs.execute_python.python.", name, err)
+	}
+	return p, ""
+}
+
+func pythonEnv() []string {
+	env := os.Environ()
+	set := func(k, v string) {
+		for _, kv := range env {
+			if strings.HasPrefix(kv, k+"=") {
+				return
+			}
+		}
+		env = append(env, k+"="+v)
+	}
+	set("MPLBACKEND", "Agg")
+	set("PYTHONUNBUFFERED", "1")
+	set("PYTHONIOENCODING", "utf-8")
+	return env
+}
+
+// moduleFinder returns the pyrisk hook that finds local modules in the
+// given directories of the workspace (the script's directory, then the
+// workspace itself), read through the workspace's confinement.
+func moduleFinder(ws *workspace.Workspace, dirs ...string) func(string) ([]byte, bool) {
+	return func(name string) ([]byte, bool) {
+		rel := strings.ReplaceAll(name, ".", "/")
+		for _, d := range dirs {
+			for _, cand := range []string{rel + ".py", rel + "/__init__.py"} {
+				p := filepath.Join(d, filepath.FromSlash(cand))
+				if src, err := ws.ReadFile(p, maxScript); err == nil {
+					return src, true
+				}
+			}
+		}
+		return nil, false
+	}
+}
+
+type pyCodeArgs struct {
+	Code    string   `json:"code"`
+	Timeout *float64 `json:"timeout"`
+}
+
+func (b *lib) runPythonCode(ctx context.Context, in pyCodeArgs) (map[string]any, error) {
+	if strings.TrimSpace(in.Code) == "" {
+		return failure("The code is empty.", nil), nil
+	}
+	interp, msg := b.python(ctx)
+	if msg != "" {
+		return failure(msg, nil), nil
+	}
+	dir := b.workspaceDir(ctx)
+	ws, err := workspace.Open(dir)
+	if err != nil {
+		return failure(err.Error(), nil), nil
+	}
+	v := pyrisk.Classify(in.Code, &pyrisk.Options{Module: moduleFinder(ws, ".")})
+	ws.Close()
+	if msg, err := approve(ctx, v.Risky, "Run Python code", in.Code, v.Reasons); err != nil || msg != "" {
+		return failure(msg, nil), err
+	}
+	cfg := call(ctx).Config
+	return b.execute(ctx, proc.Spec{Path: interp, Args: []string{"-"}, Stdin: strings.NewReader(in.Code), Dir: dir, Env: pythonEnv(),
+		Timeout: timeLimit(cfg, in.Timeout), MaxOutput: configInt(cfg, "max_output_bytes", DefaultMaxOutput)},
+		"Python", nil)
+}
+
+type pyFileArgs struct {
+	FileName string   `json:"file_name"`
+	Args     []string `json:"args"`
+	Timeout  *float64 `json:"timeout"`
+}
+
+func (b *lib) runPythonFile(ctx context.Context, in pyFileArgs) (map[string]any, error) {
+	interp, msg := b.python(ctx)
+	if msg != "" {
+		return failure(msg, nil), nil
+	}
+	dir := b.workspaceDir(ctx)
+	ws, err := workspace.Open(dir)
+	if err != nil {
+		return failure(err.Error(), nil), nil
+	}
+	defer ws.Close()
+	rel, err := ws.Rel(in.FileName)
+	if err != nil {
+		return failure(pathError(err), nil), nil
+	}
+	shown := ws.Display(in.FileName)
+	payload := map[string]any{"file_name": shown}
+	var risky bool
+	var why []string
+	src, err := ws.ReadFile(rel, maxScript)
+	switch {
+	case errors.Is(err, workspace.ErrTooLarge):
+		risky, why = true, []string{fmt.Sprintf("the script is larger than %d bytes and is not judged", maxScript)}
+	case err != nil:
+		return failure(pathError(err), payload), nil
+	default:
+		v := pyrisk.Classify(string(src), &pyrisk.Options{Module: moduleFinder(ws, filepath.Dir(rel), ".")})
+		risky, why = v.Risky, v.Reasons
+	}
+	argv := append([]string{filepath.Base(interp), shown}, in.Args...)
+	source := strings.Join(argv, " ") + "\n\n" + string(src)
+	if msg, err := approve(ctx, risky, "Run Python script "+shown, source, why); err != nil || msg != "" {
+		return failure(msg, payload), err
+	}
+	cfg := call(ctx).Config
+	abs := filepath.Join(ws.Dir(), rel)
+	return b.execute(ctx, proc.Spec{Path: interp, Args: append([]string{abs}, in.Args...), Dir: dir, Env: pythonEnv(),
+		Timeout: timeLimit(cfg, in.Timeout), MaxOutput: configInt(cfg, "max_output_bytes", DefaultMaxOutput)},
+		"Python", payload)
+}
