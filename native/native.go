@@ -26,6 +26,7 @@
 package native
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -306,14 +307,15 @@ func (ts *Toolset) run(ctx context.Context, t *Tool, inv tool.Invocation) (*tool
 
 // validate checks args against the input schema.
 func (t *Tool) validate(args json.RawMessage) error {
-	v, err := tool.DecodeJSON(args)
-	if err != nil {
-		return &tool.InvalidArgumentsError{Tool: t.info.Name, Message: "arguments are not valid JSON: " + err.Error()}
+	if !json.Valid(args) {
+		var v any
+		err := json.Unmarshal(args, &v)
+		return &tool.InvalidArgumentsError{Tool: t.info.Name, Message: fmt.Sprintf("arguments are not valid JSON: %v", err)}
 	}
-	if _, ok := v.(map[string]any); !ok {
+	if a := bytes.TrimSpace(args); len(a) == 0 || a[0] != '{' {
 		return &tool.InvalidArgumentsError{Tool: t.info.Name, Message: "arguments must be a JSON object"}
 	}
-	if vs := t.in.Validate(v); len(vs) > 0 {
+	if vs := t.in.ValidateJSON(args); len(vs) > 0 {
 		return &tool.InvalidArgumentsError{Tool: t.info.Name, Message: "arguments do not match the input schema", Violations: vs}
 	}
 	return nil
@@ -333,11 +335,7 @@ func (t *Tool) result(v any) (*tool.Result, error) {
 		return nil, &tool.ProtocolError{Tool: t.info.Name, Message: "cannot encode the output: " + err.Error()}
 	}
 	if t.out != nil {
-		dv, err := tool.DecodeJSON(raw)
-		if err != nil {
-			return nil, &tool.ProtocolError{Tool: t.info.Name, Message: err.Error()}
-		}
-		if vs := t.out.Validate(dv); len(vs) > 0 {
+		if vs := t.out.ValidateJSON(raw); len(vs) > 0 {
 			return nil, &tool.ProtocolError{Tool: t.info.Name, Message: fmt.Sprintf("output does not match the output schema: %s %s", vs[0].Pointer, vs[0].Message)}
 		}
 	}

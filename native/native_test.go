@@ -312,3 +312,26 @@ func Example() {
 	fmt.Println(res.Success, res.Text())
 	// Output: true {"sum":5}
 }
+
+// BenchmarkDirectReference is the floor BenchmarkTypedCall is compared
+// with (bench/native.sh prints the ratio): the same function called
+// directly with its arguments decoded and its result encoded by
+// encoding/json, no schema, no handler, no normalization.
+func BenchmarkDirectReference(b *testing.B) {
+	ctx := context.Background()
+	args := []byte(`{"a":2,"b":40}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		var in addIn
+		if err := json.Unmarshal(args, &in); err != nil {
+			b.Fatal(err)
+		}
+		out, err := add(ctx, in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := json.Marshal(out); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

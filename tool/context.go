@@ -29,6 +29,32 @@ type CallInfo struct {
 
 type callKey struct{}
 
+// callContext is the context of a call: it carries the CallInfo and the
+// asker of the call's handler in one allocation.
+type callContext struct {
+	context.Context
+	call  CallInfo
+	asker asker
+}
+
+func newCallContext(parent context.Context, info *Info, inv Invocation) *callContext {
+	c := &callContext{Context: parent, call: CallInfo{Tool: info.Name, CallID: inv.CallID, Library: info.Library.ID, Workspace: inv.Workspace, Context: inv.Context}}
+	if p := CallFromContext(parent); p != nil {
+		c.call.Depth = p.Depth
+	}
+	return c
+}
+
+func (c *callContext) Value(key any) any {
+	switch key.(type) {
+	case callKey:
+		return &c.call
+	case askerKey:
+		return &c.asker
+	}
+	return c.Context.Value(key)
+}
+
 // WithCall returns a context carrying c.
 func WithCall(ctx context.Context, c *CallInfo) context.Context {
 	return context.WithValue(ctx, callKey{}, c)

@@ -118,7 +118,6 @@ func (h *handler) Invoke(ctx context.Context, inv Invocation) (Step, error) {
 		// no goroutine, no channels.
 		callCtx, cancel := context.WithCancelCause(ctx)
 		h.cancel = cancel
-		h.aborted = make(chan struct{})
 		h.mu.Unlock()
 		return h.runInline(callCtx, inv)
 	}
@@ -130,12 +129,9 @@ func (h *handler) Invoke(ctx context.Context, inv Invocation) (Step, error) {
 	h.aborted = make(chan struct{})
 	h.mu.Unlock()
 
-	call := &CallInfo{Tool: h.info.Name, CallID: inv.CallID, Library: h.info.Library.ID, Workspace: inv.Workspace, Context: inv.Context}
-	if parent := CallFromContext(ctx); parent != nil {
-		call.Depth = parent.Depth
-	}
-	callCtx = context.WithValue(callCtx, askerKey{}, &asker{h: h, info: h.info, call: call})
-	callCtx = WithCall(callCtx, call)
+	cc := newCallContext(callCtx, h.info, inv)
+	cc.asker = asker{h: h, info: h.info, call: &cc.call}
+	callCtx = cc
 	go func() {
 		defer close(h.done)
 		h.res, h.err = h.fn(callCtx, inv)
@@ -147,11 +143,7 @@ func (h *handler) Invoke(ctx context.Context, inv Invocation) (Step, error) {
 }
 
 func (h *handler) runInline(ctx context.Context, inv Invocation) (Step, error) {
-	call := &CallInfo{Tool: h.info.Name, CallID: inv.CallID, Library: h.info.Library.ID, Workspace: inv.Workspace, Context: inv.Context}
-	if parent := CallFromContext(ctx); parent != nil {
-		call.Depth = parent.Depth
-	}
-	res, err := h.fn(WithCall(ctx, call), inv)
+	res, err := h.fn(newCallContext(ctx, h.info, inv), inv)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.state == stateDone && h.abortErr != nil {
@@ -216,7 +208,9 @@ func (h *handler) abort(err error) {
 	h.pending = nil
 	h.abortErr = err
 	h.cancel(err)
-	close(h.aborted)
+	if h.aborted != nil { // nil for calls run inline
+		close(h.aborted)
+	}
 }
 
 // Respond resolves the pending request.
@@ -285,7 +279,7 @@ func causeText(ctx context.Context) string {
 // *UndeclaredInteractionError.
 func Ask(ctx context.Context, r *Request) (Response, error) {
 	a, _ := ctx.Value(askerKey{}).(*asker)
-	if a == nil {
+	if a == nil || a.h == nil {
 		return Response{}, &UndeclaredInteractionError{Tool: nameOf(ctx), Kind: r.Kind}
 	}
 	if r.ID == "" {

@@ -93,7 +93,7 @@ func Normalize(raw json.RawMessage) (*Result, error) {
 			}
 		}
 		if !found {
-			res.Output = objectWithout(fields, metaKeys)
+			res.Output = objectWithout(raw, fields, metaKeys)
 		}
 	}
 
@@ -156,42 +156,55 @@ type field struct {
 // decodeObject splits a JSON object into its keys and raw values, in
 // order, keeping duplicates.
 func decodeObject(data []byte) ([]field, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
+	if !json.Valid(data) {
+		// Let the decoder say what is wrong.
+		var v any
+		if err := json.Unmarshal(data, &v); err != nil {
+			return nil, err
+		}
+		return nil, errors.New("invalid JSON")
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, errors.New("not a JSON object")
-	}
-	var fields []field
-	for dec.More() {
-		tok, err := dec.Token()
+	fields := make([]field, 0, 8)
+	var kerr error
+	err := walkObject(data, func(k, v []byte) bool {
+		key, err := unquoteKey(k)
 		if err != nil {
-			return nil, err
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, errors.New("object key is not a string")
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
+			kerr = err
+			return false
 		}
 		fields = append(fields, field{key, v})
+		return true
+	})
+	if err == nil {
+		err = kerr
 	}
-	if _, err := dec.Token(); err != nil {
+	if err != nil {
 		return nil, err
-	}
-	if len(bytes.TrimSpace(data[dec.InputOffset():])) > 0 {
-		return nil, errors.New("trailing data after the object")
 	}
 	return fields, nil
 }
 
 // objectWithout writes the fields whose key is not in drop as an object.
-func objectWithout(fields []field, drop map[string]bool) json.RawMessage {
+// When nothing is dropped or replaced, the original text is returned.
+func objectWithout(raw json.RawMessage, fields []field, drop map[string]bool) json.RawMessage {
+	clean := true
+	for i, f := range fields {
+		if drop[f.key] {
+			clean = false
+			break
+		}
+		for _, g := range fields[:i] {
+			if g.key == f.key {
+				clean = false
+			}
+		}
+		if !clean {
+			break
+		}
+	}
+	if clean {
+		return raw
+	}
 	var b bytes.Buffer
 	b.WriteByte('{')
 	seen := make(map[string]int, len(fields))

@@ -18,7 +18,8 @@ import (
 // peers (MCP servers), so a schema can never make lcp load a file or URL:
 // every external $ref is refused.
 type Schema struct {
-	s *jsonschema.Schema
+	s    *jsonschema.Schema
+	fast *fastSchema // nil when the schema is outside the fast subset
 }
 
 // refuseLoader refuses every URL a schema refers to.
@@ -46,7 +47,26 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
-	return &Schema{s: s}, nil
+	return &Schema{s: s, fast: compileFast(raw)}, nil
+}
+
+// ValidateJSON checks a JSON document against the schema and returns every
+// violation, nil when valid; invalid JSON is one violation at the root.
+// Common schemas (typed properties, required names, bounds) are checked
+// on the text directly; the rest, and every invalid value, go through the
+// full validator.
+func (s *Schema) ValidateJSON(raw []byte) []Violation {
+	if !json.Valid(raw) {
+		return []Violation{{Message: "not valid JSON"}}
+	}
+	if s.fast != nil && s.fast.valid(bytes.TrimSpace(raw)) {
+		return nil
+	}
+	v, err := DecodeJSON(raw)
+	if err != nil {
+		return []Violation{{Message: err.Error()}}
+	}
+	return s.Validate(v)
 }
 
 // DecodeJSON decodes a JSON document into the generic form Validate takes
