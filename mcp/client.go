@@ -1,0 +1,693 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lcptools/lcp/tool"
+)
+
+// ClientOptions configures a ClientToolset. The zero value is usable.
+type ClientOptions struct {
+	// Name and Version identify lcp to the servers; "lcp" and "dev" by
+	// default.
+	Name, Version string
+	// OnProgress receives the progress notifications of every call, in
+	// addition to the WithProgress listener of the call's context.
+	OnProgress func(Progress)
+	// Respond answers an elicitation that cannot be tied to one call: one
+	// that a server sends while several of its calls run, or while none
+	// does (calls surface theirs as Requests of their handler). Nil
+	// declines them.
+	Respond func(ctx context.Context, r *tool.Request) tool.Response
+	// ConnectTimeout bounds starting and initializing one server; 60 s by
+	// default (npx may have to install the server first).
+	ConnectTimeout time.Duration
+	// RetryInterval is how long Tools waits before trying again a server
+	// that failed to start; calls always try again. 15 s by default.
+	RetryInterval time.Duration
+	// TerminateTimeout is how long closing a stdio server waits after
+	// closing its input before it signals the process; 5 s by default.
+	TerminateTimeout time.Duration
+	// Stderr receives the standard error of stdio servers, each line
+	// prefixed with "[alias] "; nil discards it (the last lines are kept
+	// for error messages either way).
+	Stderr io.Writer
+	// HTTPClient makes the requests to HTTP servers; nil means
+	// http.DefaultTransport without a time limit.
+	HTTPClient *http.Client
+	// Logger receives the SDK's log; nil discards it.
+	Logger *slog.Logger
+}
+
+func (o *ClientOptions) withDefaults() ClientOptions {
+	var c ClientOptions
+	if o != nil {
+		c = *o
+	}
+	if c.Name == "" {
+		c.Name = "lcp"
+	}
+	if c.Version == "" {
+		c.Version = "dev"
+	}
+	if c.ConnectTimeout <= 0 {
+		c.ConnectTimeout = 60 * time.Second
+	}
+	if c.RetryInterval <= 0 {
+		c.RetryInterval = 15 * time.Second
+	}
+	if c.TerminateTimeout <= 0 {
+		c.TerminateTimeout = 5 * time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// ClientToolset is a tool.Toolset of the tools of MCP servers, named
+// "<alias>::<tool>". Each server is one session, opened when the toolset
+// is made; a server that fails to start is reported by Diagnostics and
+// tried again later, without affecting the others. A stdio server that
+// dies fails the calls in flight with a *tool.TransportError wrapping a
+// *ServerExitError, and is restarted on the next call; a dropped HTTP
+// session is opened again.
+//
+// A call's elicitation requests surface as Requests of its handler (form,
+// text or select questions; a confirmation to open the link of a URL
+// elicitation), so they reach whoever drives the call; progress goes to
+// ClientOptions.OnProgress and the call context's WithProgress listener;
+// cancelling a call's context sends notifications/cancelled.
+type ClientToolset struct {
+	opts    ClientOptions
+	servers []*remote
+	byAlias map[string]*remote
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// NewClientToolset connects to the servers, concurrently, and returns the
+// toolset of their tools. Only a configuration that cannot be used is an
+// error (a *ConfigError); servers that cannot be reached are reported by
+// Diagnostics.
+func NewClientToolset(ctx context.Context, servers []ServerConfig, opts *ClientOptions) (*ClientToolset, error) {
+	c := &ClientToolset{opts: opts.withDefaults(), byAlias: make(map[string]*remote)}
+	for _, sc := range servers {
+		sc := sc
+		if sc.Disabled {
+			continue
+		}
+		if err := sc.normalize(func(string) string { return "" }); err != nil {
+			return nil, err
+		}
+		if c.byAlias[sc.Alias] != nil {
+			return nil, &ConfigError{Alias: sc.Alias, Message: "the alias is used twice"}
+		}
+		r := newRemote(c, sc)
+		c.servers = append(c.servers, r)
+		c.byAlias[sc.Alias] = r
+	}
+	var wg sync.WaitGroup
+	for _, r := range c.servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := r.session(ctx, true); err == nil {
+				_, _ = r.list(ctx)
+			}
+		}()
+	}
+	wg.Wait()
+	return c, nil
+}
+
+// Tools lists the tools of every server, in the order of the
+// configuration. A server that is down contributes the tools it had when
+// it was last listed; one never listed contributes none (see
+// Diagnostics).
+func (c *ClientToolset) Tools(ctx context.Context) ([]tool.Info, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	var all []tool.Info
+	for _, r := range c.servers {
+		infos, _ := r.list(ctx)
+		all = append(all, infos...)
+	}
+	return all, nil
+}
+
+// Diagnostics reports the servers that are unavailable, with the reason.
+func (c *ClientToolset) Diagnostics() []tool.Diagnostic {
+	var out []tool.Diagnostic
+	for _, r := range c.servers {
+		r.mu.Lock()
+		err := r.lastErr
+		r.mu.Unlock()
+		if err != nil {
+			out = append(out, tool.Diagnostic{
+				Severity: "error",
+				Code:     "mcp-server-unavailable",
+				Message:  fmt.Sprintf("MCP server %q is unavailable: %v", r.cfg.Alias, err),
+			})
+		}
+	}
+	return out
+}
+
+// Handler returns a handler for one call of "<alias>::<tool>".
+func (c *ClientToolset) Handler(ctx context.Context, name string) (tool.Handler, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	alias, tname, ok := strings.Cut(name, Separator)
+	r := c.byAlias[alias]
+	if !ok || r == nil || tname == "" {
+		return nil, &tool.UnknownToolError{Name: name}
+	}
+	info, ok := r.info(tname)
+	if !ok {
+		return nil, &tool.UnknownToolError{Name: name}
+	}
+	return tool.NewHandler(&info, func(ctx context.Context, inv tool.Invocation) (*tool.Result, error) {
+		return r.call(ctx, &info, tname, inv)
+	}), nil
+}
+
+// Close ends every session and stops the stdio servers.
+func (c *ClientToolset) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	c.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, r := range c.servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.close()
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+func (c *ClientToolset) checkOpen() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return &tool.ClosedError{What: "MCP client toolset"}
+	}
+	return nil
+}
+
+// remote is one configured server and its current session.
+type remote struct {
+	ts     *ClientToolset
+	cfg    ServerConfig
+	client *sdk.Client
+	store  *schemaStore
+
+	mu         sync.Mutex
+	sess       *session
+	connecting chan struct{} // closed when the connection attempt in progress ends
+	lastErr    error
+	lastTry    time.Time
+	closed     bool
+
+	tools  []tool.Info // from the last listing
+	listed bool
+	stale  bool // the server said its list changed
+
+	active  map[*callEntry]struct{}
+	byToken map[string]*callEntry
+}
+
+// session is one connection to a server.
+type session struct {
+	cs   *sdk.ClientSession
+	proc *process // stdio only
+	dead chan struct{}
+}
+
+func (s *session) alive() bool {
+	select {
+	case <-s.dead:
+		return false
+	default:
+		return true
+	}
+}
+
+func newRemote(c *ClientToolset, sc ServerConfig) *remote {
+	r := &remote{ts: c, cfg: sc, store: newSchemaStore(), active: map[*callEntry]struct{}{}, byToken: map[string]*callEntry{}}
+	r.client = sdk.NewClient(&sdk.Implementation{Name: c.opts.Name, Version: c.opts.Version}, &sdk.ClientOptions{
+		Logger:                      c.opts.Logger,
+		ElicitationHandler:          r.elicit,
+		ProgressNotificationHandler: r.progress,
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			r.mu.Lock()
+			r.stale = true
+			r.mu.Unlock()
+		},
+		Capabilities: &sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{
+			Form: &sdk.FormElicitationCapabilities{},
+			URL:  &sdk.URLElicitationCapabilities{},
+		}},
+	})
+	return r
+}
+
+// session returns the live session, connecting first if there is none.
+// With lazy, a server that failed recently is not tried again before
+// RetryInterval has passed.
+func (r *remote) session(ctx context.Context, lazy bool) (*session, error) {
+	for {
+		r.mu.Lock()
+		if r.closed {
+			r.mu.Unlock()
+			return nil, &tool.ClosedError{What: "MCP server " + r.cfg.Alias}
+		}
+		if r.sess != nil && r.sess.alive() {
+			s := r.sess
+			r.mu.Unlock()
+			return s, nil
+		}
+		if ch := r.connecting; ch != nil {
+			r.mu.Unlock()
+			select {
+			case <-ch:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		if lazy && r.lastErr != nil && time.Since(r.lastTry) < r.ts.opts.RetryInterval {
+			err := r.lastErr
+			r.mu.Unlock()
+			return nil, err
+		}
+		ch := make(chan struct{})
+		r.connecting = ch
+		r.lastTry = time.Now()
+		r.mu.Unlock()
+
+		// The attempt outlives a caller that gives up, so that a slow
+		// start still benefits the next call.
+		go func() {
+			s, err := r.connect()
+			r.mu.Lock()
+			r.connecting = nil
+			if err != nil {
+				r.lastErr = err
+			} else if r.closed {
+				go r.endSession(s)
+			} else {
+				r.sess, r.lastErr = s, nil
+				r.stale = true // a fresh session may serve other tools
+			}
+			r.mu.Unlock()
+			close(ch)
+		}()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		r.mu.Lock()
+		s, err := r.sess, r.lastErr
+		r.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		if s != nil && s.alive() {
+			return s, nil
+		}
+	}
+}
+
+func (r *remote) connect() (*session, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), r.ts.opts.ConnectTimeout)
+	defer cancel()
+	s := &session{dead: make(chan struct{})}
+	var transport sdk.Transport
+	switch r.cfg.Type {
+	case TypeStdio:
+		p, err := startProcess(&r.cfg, r.ts.opts.Stderr)
+		if err != nil {
+			return nil, err
+		}
+		s.proc = p
+		transport = p.transport(r.store)
+	case TypeHTTP, TypeSSE:
+		base := http.DefaultTransport
+		if r.ts.opts.HTTPClient != nil && r.ts.opts.HTTPClient.Transport != nil {
+			base = r.ts.opts.HTTPClient.Transport
+		}
+		hc := &http.Client{Transport: &headerTransport{base: base, headers: r.cfg.Headers, store: r.store}}
+		if r.ts.opts.HTTPClient != nil {
+			hc.Jar = r.ts.opts.HTTPClient.Jar
+		}
+		if r.cfg.Type == TypeSSE {
+			transport = &sdk.SSEClientTransport{Endpoint: r.cfg.URL, HTTPClient: hc}
+		} else {
+			transport = &sdk.StreamableClientTransport{Endpoint: r.cfg.URL, HTTPClient: hc}
+		}
+	}
+	cs, err := r.client.Connect(ctx, transport, nil)
+	if err != nil {
+		if s.proc != nil {
+			if exit := s.proc.exited(200 * time.Millisecond); exit != nil {
+				err = exit
+			}
+			go s.proc.stop(r.ts.opts.TerminateTimeout)
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("MCP server %q did not answer within %s: %w", r.cfg.Alias, r.ts.opts.ConnectTimeout, err)
+		}
+		return nil, fmt.Errorf("connecting to MCP server %q: %w", r.cfg.Alias, err)
+	}
+	s.cs = cs
+	go func() {
+		_ = cs.Wait()
+		close(s.dead)
+		if s.proc != nil {
+			s.proc.stop(r.ts.opts.TerminateTimeout)
+		}
+	}()
+	if s.proc != nil {
+		go func() {
+			<-s.proc.done
+			_ = cs.Close() // fail the calls in flight now, not at the next write
+		}()
+	}
+	return s, nil
+}
+
+// drop forgets s so that the next call connects again.
+func (r *remote) drop(s *session) {
+	r.mu.Lock()
+	if r.sess == s {
+		r.sess = nil
+	}
+	r.mu.Unlock()
+	go r.endSession(s)
+}
+
+func (r *remote) endSession(s *session) {
+	_ = s.cs.Close()
+	if s.proc != nil {
+		s.proc.stop(r.ts.opts.TerminateTimeout)
+	}
+}
+
+func (r *remote) close() {
+	r.mu.Lock()
+	r.closed = true
+	s := r.sess
+	r.sess = nil
+	r.mu.Unlock()
+	if s != nil {
+		r.endSession(s)
+	}
+}
+
+// list returns the server's tools, asking the server when they are not
+// known or have changed.
+func (r *remote) list(ctx context.Context) ([]tool.Info, error) {
+	r.mu.Lock()
+	if r.listed && !r.stale && r.sess != nil && r.sess.alive() {
+		out := r.tools
+		r.mu.Unlock()
+		return out, nil
+	}
+	cached := r.tools
+	r.mu.Unlock()
+	s, err := r.session(ctx, true)
+	if err != nil {
+		return cached, err
+	}
+	r.mu.Lock()
+	r.stale = false
+	r.mu.Unlock()
+	lib := r.library(s)
+	var infos []tool.Info
+	for t, err := range s.cs.Tools(ctx, nil) {
+		if err != nil {
+			r.mu.Lock()
+			r.stale = true
+			r.mu.Unlock()
+			return cached, fmt.Errorf("listing the tools of MCP server %q: %w", r.cfg.Alias, err)
+		}
+		infos = append(infos, r.toInfo(t, lib))
+	}
+	r.mu.Lock()
+	r.tools, r.listed = infos, true
+	r.mu.Unlock()
+	return infos, nil
+}
+
+func (r *remote) library(s *session) tool.Library {
+	lib := tool.Library{ID: r.cfg.Alias, Name: r.cfg.Alias}
+	if init := s.cs.InitializeResult(); init != nil {
+		if si := init.ServerInfo; si != nil {
+			if si.Title != "" {
+				lib.Name = si.Title
+			}
+			lib.Description = si.Description
+		}
+		if lib.Description == "" {
+			lib.Description = init.Instructions
+		}
+	}
+	return lib
+}
+
+// mcpInteractions is what an MCP tool may ask through elicitation.
+var mcpInteractions = tool.Capabilities{Confirm: true, Text: true, Select: true, Form: true, FormValidation: true}
+
+func (r *remote) toInfo(t *sdk.Tool, lib tool.Library) tool.Info {
+	in, out := r.store.get(t.Name)
+	if len(in) == 0 {
+		in = marshalSchema(t.InputSchema)
+	}
+	if len(out) == 0 && t.OutputSchema != nil {
+		out = marshalSchema(t.OutputSchema)
+	}
+	desc := t.Description
+	if desc == "" {
+		desc = t.Title
+	}
+	return tool.Info{
+		Name:         r.cfg.Alias + Separator + t.Name,
+		Description:  desc,
+		InputSchema:  in,
+		OutputSchema: out,
+		Interactions: mcpInteractions,
+		Library:      lib,
+	}
+}
+
+func marshalSchema(v any) json.RawMessage {
+	if v == nil {
+		return json.RawMessage(`{"type":"object"}`)
+	}
+	b, err := json.Marshal(v)
+	if err != nil || string(b) == "null" {
+		return json.RawMessage(`{"type":"object"}`)
+	}
+	return b
+}
+
+// info returns the Info of one of the server's tools. When the server has
+// never been listed (it is down), a call is still attempted: it connects
+// and the server itself says whether the tool exists.
+func (r *remote) info(name string) (tool.Info, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	full := r.cfg.Alias + Separator + name
+	for _, t := range r.tools {
+		if t.Name == full {
+			return t, true
+		}
+	}
+	if r.listed && !r.stale {
+		return tool.Info{}, false
+	}
+	return tool.Info{
+		Name:         full,
+		InputSchema:  json.RawMessage(`{"type":"object"}`),
+		Interactions: mcpInteractions,
+		Library:      tool.Library{ID: r.cfg.Alias, Name: r.cfg.Alias},
+	}, true
+}
+
+// callEntry is a call in flight: server requests are routed to it.
+type callEntry struct {
+	runCtx context.Context // the context tool.Ask works on
+	tool   string
+	callID string
+	token  string
+	askMu  sync.Mutex
+	report func(Progress)
+}
+
+type entryKey struct{}
+
+func (r *remote) call(ctx context.Context, info *tool.Info, name string, inv tool.Invocation) (*tool.Result, error) {
+	for attempt := 0; ; attempt++ {
+		s, err := r.session(ctx, false)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, tool.ContextError(ctx, info.Name)
+			}
+			return nil, &tool.TransportError{Tool: info.Name, Err: err}
+		}
+		res, err := r.callOnce(ctx, s, info, name, inv)
+		if err == nil {
+			return res, nil
+		}
+		// A session the server no longer knows (it restarted) never saw the
+		// call: open a new one and send it again, once.
+		if attempt == 0 && r.cfg.Type != TypeStdio && errors.Is(err, sdk.ErrSessionMissing) && ctx.Err() == nil {
+			r.drop(s)
+			continue
+		}
+		return nil, r.callError(ctx, s, info.Name, err)
+	}
+}
+
+func (r *remote) callOnce(ctx context.Context, s *session, info *tool.Info, name string, inv tool.Invocation) (*tool.Result, error) {
+	e := &callEntry{runCtx: ctx, tool: info.Name, token: tool.NewID(), report: progressFunc(ctx)}
+	if ci := tool.CallFromContext(ctx); ci != nil {
+		e.callID = ci.CallID
+	}
+	r.mu.Lock()
+	r.active[e] = struct{}{}
+	r.byToken[e.token] = e
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.active, e)
+		delete(r.byToken, e.token)
+		r.mu.Unlock()
+	}()
+
+	args := inv.Arguments
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	params := &sdk.CallToolParams{Name: name, Arguments: args}
+	params.SetProgressToken(e.token)
+	res, err := s.cs.CallTool(context.WithValue(ctx, entryKey{}, e), params)
+	if err != nil {
+		var rpc *jsonrpc.Error
+		if errors.As(err, &rpc) && ctx.Err() == nil {
+			return rpcErrorResult(info.Name, r.cfg.Alias, rpc)
+		}
+		return nil, err
+	}
+	out, err := fromMCP(res)
+	if err != nil {
+		return nil, &tool.ProtocolError{Tool: info.Name, Message: err.Error()}
+	}
+	return out, nil
+}
+
+// rpcErrorResult maps a JSON-RPC error answer to a tools/call: an unknown
+// tool is an engine error; anything else (invalid parameters, a failure
+// inside the server) is a failed result the model reads, as servers
+// are expected to report tool failures.
+func rpcErrorResult(name, alias string, rpc *jsonrpc.Error) (*tool.Result, error) {
+	msg := strings.ToLower(rpc.Message)
+	if rpc.Code == jsonrpc.CodeMethodNotFound || (rpc.Code == jsonrpc.CodeInvalidParams && strings.Contains(msg, "tool") && (strings.Contains(msg, "unknown") || strings.Contains(msg, "not found"))) {
+		return nil, &tool.UnknownToolError{Name: name}
+	}
+	return tool.Failure(fmt.Sprintf("MCP server %q returned an error: %s (code %d)", alias, rpc.Message, rpc.Code)), nil
+}
+
+// callError turns the failure of a call into the engine error the caller
+// gets, and drops a session that is gone.
+func (r *remote) callError(ctx context.Context, s *session, name string, err error) error {
+	if ctx.Err() != nil {
+		return tool.ContextError(ctx, name)
+	}
+	if s.proc != nil {
+		if exit := s.proc.exited(2 * time.Second); exit != nil {
+			r.drop(s)
+			return &tool.TransportError{Tool: name, Err: exit}
+		}
+	}
+	if !s.alive() || errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, sdk.ErrSessionMissing) {
+		r.drop(s)
+	}
+	return &tool.TransportError{Tool: name, Err: fmt.Errorf("MCP server %q: %w", r.cfg.Alias, err)}
+}
+
+// elicit routes an elicitation of the server to the call it belongs to:
+// the call whose context carries it (the multi-round-trip flow of newer
+// protocol revisions), else the only call in flight. Otherwise it goes to
+// ClientOptions.Respond.
+func (r *remote) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+	in, err := fromElicit(req.Params)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	}
+	e, _ := ctx.Value(entryKey{}).(*callEntry)
+	if e == nil {
+		r.mu.Lock()
+		if len(r.active) == 1 {
+			for a := range r.active {
+				e = a
+			}
+		}
+		r.mu.Unlock()
+	}
+	if e != nil {
+		e.askMu.Lock()
+		resp, err := tool.Ask(e.runCtx, in.req)
+		e.askMu.Unlock()
+		if err != nil {
+			return &sdk.ElicitResult{Action: actionCancel}, nil
+		}
+		return in.result(resp), nil
+	}
+	in.req.ID, in.req.Tool, in.req.Library = tool.NewID(), r.cfg.Alias, r.cfg.Alias
+	if r.ts.opts.Respond == nil {
+		return &sdk.ElicitResult{Action: actionDecline}, nil
+	}
+	return in.result(r.ts.opts.Respond(ctx, in.req)), nil
+}
+
+func (r *remote) progress(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+	token := fmt.Sprint(req.Params.ProgressToken)
+	r.mu.Lock()
+	e := r.byToken[token]
+	r.mu.Unlock()
+	if e == nil {
+		return
+	}
+	p := Progress{Tool: e.tool, CallID: e.callID, Progress: req.Params.Progress, Total: req.Params.Total, Message: req.Params.Message}
+	if r.ts.opts.OnProgress != nil {
+		r.ts.opts.OnProgress(p)
+	}
+	if e.report != nil {
+		e.report(p)
+	}
+}

@@ -1,0 +1,211 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lcptools/lcp/tool"
+)
+
+// FrontEnd asks the person at the other end of one MCP client session.
+// The server gives each call a front end that talks to the session the
+// call came from, so two sessions never see each other's questions.
+// A broker (ServerOptions.Broker) receives it through
+// ServerOptions.WithFrontEnd.
+type FrontEnd interface {
+	// Ask puts r to the person and returns the answer. An error means the
+	// person could not be asked (the session is gone, the client failed).
+	Ask(ctx context.Context, r *tool.Request) (tool.Response, error)
+}
+
+// ErrNoElicitation is wrapped by the errors of a front end whose client
+// cannot be asked anything.
+var ErrNoElicitation = errors.New("the MCP client does not support elicitation")
+
+// clientFrontEnd asks through one MCP client session: form elicitation
+// for confirmations and questions, URL elicitation to a page of lcp's for
+// secrets.
+type clientFrontEnd struct {
+	s      *Server
+	client string // the client's name, for messages
+	form   bool
+	url    bool
+	// elicit sends an elicitation: a request to the client on older
+	// protocol revisions, an input request of the call's result on newer.
+	elicit func(ctx context.Context, p *sdk.ElicitParams) (*sdk.ElicitResult, error)
+	// complete tells the client a URL elicitation is done; may be nil.
+	complete func(ctx context.Context, id string)
+}
+
+func newClientFrontEnd(s *Server, caps *sdk.ClientCapabilities, client string) *clientFrontEnd {
+	fe := &clientFrontEnd{s: s, client: client}
+	if caps != nil && caps.Elicitation != nil {
+		e := caps.Elicitation
+		fe.url = e.URL != nil
+		fe.form = e.Form != nil || e.URL == nil // {} means form, for older clients
+	}
+	return fe
+}
+
+// Ask puts r to the person through the client.
+func (f *clientFrontEnd) Ask(ctx context.Context, r *tool.Request) (tool.Response, error) {
+	if r.Kind == tool.KindSecret {
+		return f.askSecret(ctx, r)
+	}
+	if !f.form {
+		return tool.Response{}, fmt.Errorf("%w (%s)", ErrNoElicitation, f.client)
+	}
+	p, err := toElicit(r)
+	if err != nil {
+		return tool.Response{}, err
+	}
+	res, err := f.elicit(ctx, p)
+	if err != nil {
+		return tool.Response{}, fmt.Errorf("asking through the MCP client: %w", err)
+	}
+	return fromResult(r, res), nil
+}
+
+// askSecret never lets the secret pass through the client: MCP forbids
+// secrets in form elicitation. The client is asked (URL mode) to open a
+// page lcp serves on loopback for this one request, where the person types
+// the secret into a masked field.
+func (f *clientFrontEnd) askSecret(ctx context.Context, r *tool.Request) (tool.Response, error) {
+	if !f.url {
+		return r.Declined(fmt.Sprintf("lcp cannot ask for a secret through the MCP client %s: MCP forbids secrets in form elicitation, and this client does not support URL-mode elicitation, through which lcp would open a page of its own. Give the value to the tool another way (environment or host configuration).", f.client)), nil
+	}
+	page, err := f.s.secrets.open(r)
+	if err != nil {
+		return tool.Response{}, fmt.Errorf("opening the secret page: %w", err)
+	}
+	defer page.close()
+	id := tool.NewID()
+	msg := "Open this page to enter the secret lcp asks for"
+	if r.Title != "" {
+		msg += ": " + r.Title
+	}
+	msg += ". The value goes to lcp directly, not through this client."
+	res, err := f.elicit(ctx, &sdk.ElicitParams{Mode: "url", Message: msg, URL: page.url, ElicitationID: id})
+	if err != nil {
+		return tool.Response{}, fmt.Errorf("asking through the MCP client: %w", err)
+	}
+	switch res.Action {
+	case actionAccept:
+	case actionCancel:
+		return r.Cancelled("The user dismissed the request for a secret."), nil
+	default:
+		return r.Declined("The user declined to open the page for the secret."), nil
+	}
+	select {
+	case v := <-page.value:
+		if f.complete != nil {
+			f.complete(ctx, id)
+		}
+		return r.Submitted(v), nil
+	case <-page.declined:
+		if f.complete != nil {
+			f.complete(ctx, id)
+		}
+		return r.Declined("The user declined to give the secret."), nil
+	case <-ctx.Done():
+		return tool.Response{}, ctx.Err()
+	}
+}
+
+// alwaysSet remembers the confirmations answered "always" in one session,
+// when the server answers requests itself (no Broker).
+type alwaysSet struct {
+	mu   sync.Mutex
+	keys map[string]bool
+}
+
+func (a *alwaysSet) has(k string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.keys[k]
+}
+
+func (a *alwaysSet) add(k string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.keys == nil {
+		a.keys = map[string]bool{}
+	}
+	a.keys[k] = true
+}
+
+// respond answers one request of a running call: through the broker when
+// there is one, else by asking fe with the time limits of SPEC §10 and the
+// session's memory of "always".
+func (s *Server) respond(ctx context.Context, fe *clientFrontEnd, always *alwaysSet, r *tool.Request) tool.Response {
+	if s.opts.Broker != nil {
+		if s.opts.WithFrontEnd != nil {
+			ctx = s.opts.WithFrontEnd(ctx, fe)
+		}
+		return s.opts.Broker(ctx, r)
+	}
+	key := r.Library + "\x00" + r.Label
+	if r.Kind == tool.KindConfirm && always != nil && always.has(key) {
+		return r.Submitted(tool.Always)
+	}
+	limit := s.opts.QuestionTimeout
+	if r.Kind == tool.KindConfirm {
+		limit = s.opts.ConfirmTimeout
+	}
+	actx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	resp, err := fe.Ask(actx, r)
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return r.Cancelled("The call was cancelled.")
+	case errors.Is(err, ErrNoElicitation):
+		return s.opts.Unattended(ctx, r, fe.client)
+	case actx.Err() != nil && r.Kind == tool.KindConfirm:
+		return r.Declined("Approval request timed out.")
+	case actx.Err() != nil:
+		return r.Declined("The question timed out.")
+	case r.Kind == tool.KindConfirm:
+		return r.Declined("lcp could not ask for approval: " + err.Error())
+	default:
+		return r.Declined("lcp could not ask the user: " + err.Error())
+	}
+	if r.Kind == tool.KindConfirm && resp.Action == tool.Submit && decisionOf(resp.Value) == tool.Always && always != nil {
+		always.add(key)
+	}
+	return resp
+}
+
+// RejectUnattended is the default policy for clients that cannot be asked
+// (no elicitation): confirmations are rejected and questions declined,
+// with a reason that says why and what to do.
+func RejectUnattended(_ context.Context, r *tool.Request, client string) tool.Response {
+	if r.Kind == tool.KindConfirm {
+		return r.Declined(fmt.Sprintf("The MCP client %s cannot show approval requests (it does not support elicitation), so lcp did not approve this action. Approve such actions another way: lcp mcp --yes, or an approval policy.", client))
+	}
+	return r.Declined(fmt.Sprintf("The MCP client %s cannot ask the user questions (it does not support elicitation).", client))
+}
+
+// AllowUnattended approves every confirmation of a client that cannot be
+// asked (lcp mcp --yes) and answers questions with their default when
+// they have one; others are declined as RejectUnattended does.
+func AllowUnattended(ctx context.Context, r *tool.Request, client string) tool.Response {
+	switch {
+	case r.Kind == tool.KindConfirm:
+		return r.Submitted(tool.Allow)
+	case (r.Kind == tool.KindText || r.Kind == tool.KindSelect) && r.Default != nil:
+		return r.Submitted(*r.Default)
+	}
+	return RejectUnattended(ctx, r, client)
+}
+
+func clientName(info *sdk.Implementation) string {
+	if info == nil || info.Name == "" {
+		return "(unnamed client)"
+	}
+	return fmt.Sprintf("%q", info.Name)
+}

@@ -1,0 +1,235 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// ServerExitError reports a stdio MCP server whose process ended. It is
+// wrapped in the *tool.TransportError of the calls it breaks.
+type ServerExitError struct {
+	Alias string
+	// ExitCode is the process's exit status, -1 when a signal ended it.
+	ExitCode int
+	// Signal names the signal that ended it, if any.
+	Signal string
+	// Stderr holds the last lines the server wrote on its standard error.
+	Stderr string
+}
+
+func (e *ServerExitError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "MCP server %q exited", e.Alias)
+	if e.Signal != "" {
+		fmt.Fprintf(&b, " (killed by %s)", e.Signal)
+	} else {
+		fmt.Fprintf(&b, " with status %d", e.ExitCode)
+	}
+	if e.Stderr != "" {
+		fmt.Fprintf(&b, "; its last output: %s", e.Stderr)
+	}
+	b.WriteString("; it is restarted on the next call")
+	return b.String()
+}
+
+// process is a stdio MCP server: its own process group, so that closing
+// it also ends what it started (npx and its children), with the last
+// lines of its stderr kept for error messages.
+type process struct {
+	alias  string
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.ReadCloser
+	tail   *tailBuffer
+
+	done    chan struct{} // closed once the process has been waited for
+	state   *os.ProcessState
+	waitErr error
+}
+
+func startProcess(cfg *ServerConfig, stderr io.Writer) (*process, error) {
+	cmd := exec.Command(cfg.Command, cfg.Args...)
+	cmd.Dir = cfg.Dir
+	if len(cfg.Env) > 0 {
+		env := os.Environ()
+		for k, v := range cfg.Env {
+			env = append(env, k+"="+v)
+		}
+		cmd.Env = env
+	}
+	cmd.SysProcAttr = processAttrs()
+	// Plain pipes rather than cmd.StdoutPipe and friends: Wait then
+	// returns as soon as the process ends, even while a child it left
+	// behind holds the pipes, and never closes what the SDK still reads.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	p := &process{alias: cfg.Alias, cmd: cmd, stdin: inW, stdout: outR, tail: &tailBuffer{max: 2048}, done: make(chan struct{})}
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
+		return nil, fmt.Errorf("starting %q: %w", cfg.Command, err)
+	}
+	go func() {
+		defer errR.Close()
+		sc := bufio.NewScanner(errR)
+		sc.Buffer(make([]byte, 64*1024), 1024*1024)
+		for sc.Scan() {
+			line := sc.Text()
+			p.tail.add(line)
+			if stderr != nil {
+				fmt.Fprintf(stderr, "[%s] %s\n", cfg.Alias, line)
+			}
+		}
+	}()
+	go func() {
+		p.waitErr = cmd.Wait()
+		p.state = cmd.ProcessState
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// transport connects the SDK to the process's stdin and stdout, capturing
+// the raw tool schemas of tools/list results on the way.
+func (p *process) transport(store *schemaStore) sdk.Transport {
+	return &capturingTransport{inner: &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}, store: store}
+}
+
+// stop ends the process the way MCP asks: close its input, wait, then
+// SIGTERM its process group, wait, then SIGKILL.
+func (p *process) stop(grace time.Duration) {
+	_ = p.stdin.Close()
+	select {
+	case <-p.done:
+		// What the server started may outlive it: end its group too.
+		p.signal(syscall.SIGTERM)
+		return
+	case <-time.After(grace):
+	}
+	p.signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+		return
+	case <-time.After(2 * time.Second):
+	}
+	p.signal(syscall.SIGKILL)
+	<-p.done
+}
+
+func (p *process) signal(sig syscall.Signal) {
+	if p.cmd.Process == nil {
+		return
+	}
+	// The negative pid addresses the process group.
+	if err := syscall.Kill(-p.cmd.Process.Pid, sig); err != nil {
+		_ = p.cmd.Process.Signal(sig)
+	}
+}
+
+// exited waits up to d for the process to end and returns why it did, or
+// nil if it still runs.
+func (p *process) exited(d time.Duration) *ServerExitError {
+	select {
+	case <-p.done:
+	case <-time.After(d):
+		return nil
+	}
+	e := &ServerExitError{Alias: p.alias, ExitCode: -1, Stderr: p.tail.String()}
+	if p.state != nil {
+		e.ExitCode = p.state.ExitCode()
+		if ws, ok := p.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			e.Signal = ws.Signal().String()
+		}
+	}
+	return e
+}
+
+// tailBuffer keeps the last lines written to it, up to max bytes.
+type tailBuffer struct {
+	mu    sync.Mutex
+	max   int
+	lines []string
+	size  int
+}
+
+func (t *tailBuffer) add(line string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(line) > t.max {
+		line = line[len(line)-t.max:]
+	}
+	t.lines = append(t.lines, line)
+	t.size += len(line) + 1
+	for t.size > t.max && len(t.lines) > 1 {
+		t.size -= len(t.lines[0]) + 1
+		t.lines = t.lines[1:]
+	}
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(strings.Join(t.lines, "\n"))
+}
+
+// capturingTransport wraps a stdio transport to keep the raw bytes of the
+// tool schemas in tools/list results: the SDK decodes them into maps,
+// which loses the order of their keys.
+type capturingTransport struct {
+	inner sdk.Transport
+	store *schemaStore
+}
+
+func (t *capturingTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	c, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &capturingConn{Connection: c, store: t.store}, nil
+}
+
+type capturingConn struct {
+	sdk.Connection
+	store *schemaStore
+}
+
+func (c *capturingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	m, err := c.Connection.Read(ctx)
+	if resp, ok := m.(*jsonrpc.Response); ok && err == nil {
+		c.store.captureResult(resp.Result)
+	}
+	return m, err
+}

@@ -1,0 +1,529 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lcptools/lcp/tool"
+)
+
+// ServerOptions configures a Server. The zero value is usable.
+type ServerOptions struct {
+	// Name and Version identify the server to clients; "lcp" and "dev" by
+	// default.
+	Name, Version string
+	// Instructions are sent to clients at initialization (for example the
+	// libraries' system prompts).
+	Instructions string
+
+	// Broker answers the requests of running calls (for example the Respond
+	// method of a hitl broker, which applies approval policies and
+	// remembers "always"). WithFrontEnd puts the front end of the call's
+	// session into the context the broker is called with. Without a Broker
+	// the server asks the session's front end itself, with the time limits
+	// below, and remembers "always" per session.
+	Broker       func(ctx context.Context, r *tool.Request) tool.Response
+	WithFrontEnd func(ctx context.Context, fe FrontEnd) context.Context
+
+	// Unattended answers the requests of a client that cannot be asked (it
+	// does not support elicitation); RejectUnattended by default.
+	Unattended func(ctx context.Context, r *tool.Request, client string) tool.Response
+
+	// ConfirmTimeout and QuestionTimeout limit the wait for an answer when
+	// the server asks itself: 300 s and 600 s by default (SPEC §10).
+	ConfirmTimeout, QuestionTimeout time.Duration
+
+	// ProgressInterval is how often a call whose client asked for progress
+	// reports that it is still running, when the tool itself reports
+	// nothing (clients reset their time limits on progress). 10 s by
+	// default; negative disables it.
+	ProgressInterval time.Duration
+
+	// SecretAddr is the loopback address of the page through which secrets
+	// are given; "127.0.0.1:0" (a free port) by default.
+	SecretAddr string
+
+	// Logger receives the SDK's log; nil discards it.
+	Logger *slog.Logger
+}
+
+func (o *ServerOptions) withDefaults() ServerOptions {
+	var c ServerOptions
+	if o != nil {
+		c = *o
+	}
+	if c.Name == "" {
+		c.Name = "lcp"
+	}
+	if c.Version == "" {
+		c.Version = "dev"
+	}
+	if c.Unattended == nil {
+		c.Unattended = RejectUnattended
+	}
+	if c.ConfirmTimeout <= 0 {
+		c.ConfirmTimeout = 300 * time.Second
+	}
+	if c.QuestionTimeout <= 0 {
+		c.QuestionTimeout = 600 * time.Second
+	}
+	if c.ProgressInterval == 0 {
+		c.ProgressInterval = 10 * time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// Server serves a tool.Toolset to MCP clients, over stdio (Run,
+// ServeStdio) or streamable HTTP (Handler, ListenAndServe).
+//
+// tools/list is the toolset's Tools, read again on every listing
+// (descriptions as the toolset gives them, input schemas passed through
+// as they are); tools/call runs the toolset's handler. The text of a
+// result is Result.Text, its prompt_injection a second text block;
+// failures and engine errors are results marked isError; tools with an
+// object output schema also get structuredContent.
+//
+// While a call runs, its requests are put to the person through the
+// session the call came from: confirmations as a form elicitation (allow,
+// always or reject, with an optional reason), text and select questions
+// and forms as form elicitations, and secrets through a page lcp serves
+// on loopback that the client opens by URL-mode elicitation — never
+// through the client itself. With clients on the 2026-07-28 protocol the
+// questions travel as input requests of the call's result (the
+// multi-round-trip flow) instead of requests to the client.
+// notifications/cancelled stops the call; progress notifications go to
+// clients that ask for them.
+type Server struct {
+	ts   tool.Toolset
+	opts ServerOptions
+	sdk  *sdk.Server
+
+	secrets *secretServer
+
+	syncMu sync.Mutex // one listing at a time
+	mu     sync.RWMutex
+	tools  map[string]*servedTool
+	always map[*sdk.ServerSession]*alwaysSet
+	trips  map[string]*roundTrip
+	closed bool
+}
+
+type servedTool struct {
+	info       tool.Info
+	structured bool
+}
+
+// NewServer returns a server of ts; nil opts means defaults. The server
+// does not own ts: closing the server leaves it open.
+func NewServer(ts tool.Toolset, opts *ServerOptions) *Server {
+	s := &Server{
+		ts:     ts,
+		opts:   opts.withDefaults(),
+		tools:  map[string]*servedTool{},
+		always: map[*sdk.ServerSession]*alwaysSet{},
+		trips:  map[string]*roundTrip{},
+	}
+	s.secrets = &secretServer{addr: s.opts.SecretAddr}
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: s.opts.Name, Version: s.opts.Version}, &sdk.ServerOptions{
+		Instructions: s.opts.Instructions,
+		Logger:       s.opts.Logger,
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
+	})
+	s.sdk.AddReceivingMiddleware(s.middleware)
+	return s
+}
+
+// SDK returns the underlying SDK server, for hosts that add prompts or
+// resources of their own.
+func (s *Server) SDK() *sdk.Server { return s.sdk }
+
+// Run serves one session over t until the client leaves or ctx ends.
+func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
+	return s.sdk.Run(ctx, t)
+}
+
+// ServeStdio serves one session over the process's standard input and
+// output (how MCP clients run "lcp mcp").
+func (s *Server) ServeStdio(ctx context.Context) error {
+	return s.Run(ctx, &sdk.StdioTransport{})
+}
+
+// Close stops the calls waiting for input in the multi-round-trip flow and
+// the secret page. Sessions end with their transports.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	trips := s.trips
+	s.trips = map[string]*roundTrip{}
+	s.mu.Unlock()
+	for _, rt := range trips {
+		rt.cancel(errors.New("the server is closing"))
+	}
+	s.secrets.close()
+	return nil
+}
+
+func (s *Server) middleware(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		switch method {
+		case "tools/list":
+			if err := s.sync(ctx); err != nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "listing the tools: " + err.Error()}
+			}
+		case "tools/call":
+			if p, ok := req.GetParams().(*sdk.CallToolParamsRaw); ok {
+				s.mu.RLock()
+				_, known := s.tools[p.Name]
+				s.mu.RUnlock()
+				if !known {
+					_ = s.sync(ctx)
+				}
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// sync makes the SDK server's tools those the toolset lists now.
+func (s *Server) sync(ctx context.Context) error {
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
+	infos, err := s.ts.Tools(ctx)
+	if err != nil && len(infos) == 0 {
+		return err
+	}
+	seen := make(map[string]bool, len(infos))
+	var add []*sdk.Tool
+	var added []*servedTool
+	s.mu.RLock()
+	for _, info := range infos {
+		if seen[info.Name] {
+			continue
+		}
+		seen[info.Name] = true
+		if old, ok := s.tools[info.Name]; ok && sameInfo(&old.info, &info) {
+			continue
+		}
+		t, st, ok := s.toSDKTool(info)
+		if !ok {
+			continue
+		}
+		add = append(add, t)
+		added = append(added, st)
+	}
+	var remove []string
+	for name := range s.tools {
+		if !seen[name] {
+			remove = append(remove, name)
+		}
+	}
+	s.mu.RUnlock()
+
+	if len(remove) > 0 {
+		s.sdk.RemoveTools(remove...)
+	}
+	for i, t := range add {
+		if !s.addTool(t) {
+			added[i] = nil
+		}
+	}
+	s.mu.Lock()
+	for _, name := range remove {
+		delete(s.tools, name)
+	}
+	for _, st := range added {
+		if st != nil {
+			s.tools[st.info.Name] = st
+		}
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+func sameInfo(a, b *tool.Info) bool {
+	return a.Description == b.Description && bytes.Equal(a.InputSchema, b.InputSchema) && bytes.Equal(a.OutputSchema, b.OutputSchema)
+}
+
+// toSDKTool describes a tool for tools/list. A tool whose input schema is
+// not an object schema cannot be served (MCP requires one) and is left
+// out; an output schema is passed on only when it describes an object,
+// as older clients require.
+func (s *Server) toSDKTool(info tool.Info) (*sdk.Tool, *servedTool, bool) {
+	in := info.InputSchema
+	if len(bytes.TrimSpace(in)) == 0 {
+		in = json.RawMessage(`{"type":"object"}`)
+	}
+	if schemaType(in) != "object" {
+		s.opts.Logger.Warn("not serving a tool whose input schema is not an object schema", "tool", info.Name)
+		return nil, nil, false
+	}
+	t := &sdk.Tool{Name: info.Name, Description: info.Description, InputSchema: in}
+	st := &servedTool{info: info}
+	if len(info.OutputSchema) > 0 && schemaType(info.OutputSchema) == "object" {
+		t.OutputSchema = info.OutputSchema
+		st.structured = true
+	}
+	return t, st, true
+}
+
+// addTool adds t to the SDK server, which panics on schemas it rejects;
+// such a tool is left out rather than taking the server down.
+func (s *Server) addTool(t *sdk.Tool) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.opts.Logger.Warn("not serving a tool the MCP SDK rejects", "tool", t.Name, "reason", fmt.Sprint(r))
+			ok = false
+		}
+	}()
+	s.sdk.AddTool(t, s.handleCall)
+	return true
+}
+
+func schemaType(raw json.RawMessage) string {
+	var s struct {
+		Type any `json:"type"`
+	}
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	t, _ := s.Type.(string)
+	return t
+}
+
+// newProtocol reports whether the request follows the 2026-07-28 revision,
+// where servers cannot send requests to clients and ask through
+// input-required results instead.
+func newProtocol(req *sdk.CallToolRequest) bool {
+	return req.ProtocolVersion() >= "2026-07-28"
+}
+
+func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	p := req.Params
+	if p.RequestState != "" {
+		return s.resume(ctx, req)
+	}
+	h, err := s.ts.Handler(ctx, p.Name)
+	if err != nil {
+		var unknown *tool.UnknownToolError
+		if errors.As(err, &unknown) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", p.Name)}
+		}
+		return errorToMCP(err), nil
+	}
+	s.mu.RLock()
+	st := s.tools[p.Name]
+	s.mu.RUnlock()
+	c := &serverCall{s: s, name: p.Name, h: h, structured: st != nil && st.structured}
+	c.progress.attach(ctx, req, s.opts.ProgressInterval)
+	inv := tool.Invocation{Arguments: p.Arguments}
+	fe := newClientFrontEnd(s, req.ClientCapabilities(), clientName(req.ClientInfo()))
+	always := s.alwaysFor(req.Session)
+	if !newProtocol(req) {
+		ss := req.Session
+		fe.elicit = func(ctx context.Context, p *sdk.ElicitParams) (*sdk.ElicitResult, error) { return ss.Elicit(ctx, p) }
+		fe.complete = func(ctx context.Context, id string) {
+			_ = ss.NotifyElicitationComplete(ctx, &sdk.ElicitationCompleteParams{ElicitationID: id})
+		}
+		res, err := c.drive(ctx, inv, fe, always)
+		c.progress.detach()
+		return c.toMCP(res, err), nil
+	}
+	return s.startRoundTrip(ctx, req, c, inv, fe, always)
+}
+
+// alwaysFor returns the session's memory of "always" answers, dropped when
+// the session ends.
+func (s *Server) alwaysFor(ss *sdk.ServerSession) *alwaysSet {
+	if ss == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.always[ss]
+	if a == nil {
+		a = &alwaysSet{}
+		s.always[ss] = a
+		go func() {
+			_ = ss.Wait()
+			s.mu.Lock()
+			delete(s.always, ss)
+			s.mu.Unlock()
+		}()
+	}
+	return a
+}
+
+// serverCall is one tools/call being served.
+type serverCall struct {
+	s          *Server
+	name       string
+	h          tool.Handler
+	structured bool
+	progress   progressSink
+}
+
+// drive runs the handler to completion, answering its requests through fe.
+func (c *serverCall) drive(ctx context.Context, inv tool.Invocation, fe *clientFrontEnd, always *alwaysSet) (*tool.Result, error) {
+	ctx = WithProgress(ctx, c.progress.report)
+	step, err := c.h.Invoke(ctx, inv)
+	for err == nil && step.Request != nil {
+		r := step.Request
+		c.progress.waiting(r)
+		resp := c.s.respond(ctx, fe, always, r)
+		c.progress.waiting(nil)
+		step, err = c.h.Respond(ctx, resp)
+		var bad *tool.InvalidInteractionError
+		if errors.As(err, &bad) {
+			// The answer had the wrong shape: the tool gets a refusal
+			// that says so rather than a broken call.
+			step, err = c.h.Respond(ctx, r.Declined("The answer was not valid: "+bad.Message))
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return step.Result, nil
+}
+
+func (c *serverCall) toMCP(res *tool.Result, err error) *sdk.CallToolResult {
+	if err != nil {
+		return errorToMCP(err)
+	}
+	return toMCP(res, c.structured)
+}
+
+// progressSink sends a call's progress to the request that asked for it
+// (the latest one, in the multi-round-trip flow), keeping the values
+// increasing as MCP requires, and a heartbeat while the tool says nothing.
+type progressSink struct {
+	mu       sync.Mutex
+	ctx      context.Context
+	session  *sdk.ServerSession
+	token    any
+	last     float64
+	reported bool // the tool reports progress itself
+	status   string
+	stop     chan struct{}
+	started  time.Time
+}
+
+func (p *progressSink) attach(ctx context.Context, req *sdk.CallToolRequest, interval time.Duration) {
+	token := req.Params.GetProgressToken()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stop != nil {
+		close(p.stop)
+		p.stop = nil
+	}
+	p.ctx, p.session, p.token = ctx, req.Session, token
+	if p.started.IsZero() {
+		p.started = time.Now()
+	}
+	if token == nil || interval <= 0 {
+		return
+	}
+	stop := make(chan struct{})
+	p.stop = stop
+	go func() {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				p.heartbeat()
+			}
+		}
+	}()
+}
+
+func (p *progressSink) detach() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stop != nil {
+		close(p.stop)
+		p.stop = nil
+	}
+	p.token = nil
+}
+
+func (p *progressSink) heartbeat() {
+	p.mu.Lock()
+	if p.reported {
+		p.mu.Unlock()
+		return
+	}
+	msg := p.status
+	if msg == "" {
+		msg = fmt.Sprintf("running for %s", time.Since(p.started).Round(time.Second))
+	}
+	p.mu.Unlock()
+	p.send(0, 0, msg, false)
+}
+
+// waiting notes that the call waits for the person (r) or no longer (nil).
+func (p *progressSink) waiting(r *tool.Request) {
+	p.mu.Lock()
+	if r == nil {
+		p.status = ""
+		p.mu.Unlock()
+		return
+	}
+	what := r.Title
+	if what == "" {
+		what = r.Label
+	}
+	if what == "" {
+		what = string(r.Kind)
+	}
+	p.status = "waiting for the user: " + what
+	msg, quiet := p.status, p.reported
+	p.mu.Unlock()
+	if !quiet {
+		p.send(0, 0, msg, false)
+	}
+}
+
+// report is the WithProgress listener of the call.
+func (p *progressSink) report(pr Progress) {
+	p.send(pr.Progress, pr.Total, pr.Message, true)
+}
+
+func (p *progressSink) send(value, total float64, msg string, fromTool bool) {
+	p.mu.Lock()
+	if p.token == nil {
+		p.mu.Unlock()
+		return
+	}
+	if fromTool {
+		p.reported = true
+	}
+	if value <= p.last {
+		value = p.last + 1
+		if fromTool {
+			value = p.last + 1e-3
+		}
+		if total > 0 && value > total {
+			total = 0
+		}
+	}
+	p.last = value
+	ctx, ss, token := p.ctx, p.session, p.token
+	p.mu.Unlock()
+	_ = ss.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: value, Total: total, Message: msg})
+}
