@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ServerExitError reports a stdio MCP server whose process ended. It is
