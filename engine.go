@@ -60,6 +60,9 @@ type Config struct {
 	// DynamicPrompts applies tool_<name>_prompt functions when listing
 	// tools (on for hosts that feed an LLM; `lcp list` lists static specs).
 	DynamicPrompts bool
+	// Toolsets are more toolsets for the inventory (native Go tools of
+	// the host, MCP servers...), after the LCP tools; first name wins.
+	Toolsets []tool.Toolset
 	// Respond answers the confirmations and questions of calls made with
 	// Engine.Call and ExecuteTool. Nil: confirmations are rejected and
 	// questions declined, with a reason that says so.
@@ -135,6 +138,7 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 		// The Go built-ins come first, then the built-in Python examples.
 		sets[0], sets[1] = sets[1], sets[0]
 	}
+	sets = append(sets, e.cfg.Toolsets...)
 	e.inv = tool.Compose(sets...)
 	return e, nil
 }

@@ -140,10 +140,14 @@ func runCall(cmd *cobra.Command, env *Env, o *callOptions, args []string) error 
 		printResult(env, res)
 	}
 	switch {
+	case callErr != nil && !o.json:
+		return &exitError{code: ExitEngine} // printResult has shown the error
 	case callErr != nil:
 		return &exitError{code: ExitEngine, msg: oneLine(callErr.Error())}
-	case !res.Success:
+	case !res.Success && o.json:
 		return &exitError{code: ExitFailure, msg: "the tool reported a failure: " + oneLine(res.Error)}
+	case !res.Success:
+		return &exitError{code: ExitFailure} // printResult has shown the error
 	}
 	return nil
 }

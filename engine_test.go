@@ -1,0 +1,141 @@
+package lcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/lcptools/lcp"
+	"github.com/lcptools/lcp/native"
+	"github.com/lcptools/lcp/tool"
+)
+
+func needPython(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+}
+
+type addIn struct {
+	A int `json:"a"`
+	B int `json:"b"`
+}
+type addOut struct {
+	Sum int `json:"sum"`
+}
+
+func newOmniEngine(t *testing.T, respond func(context.Context, *tool.Request) tool.Response) *lcp.Engine {
+	t.Helper()
+	add, err := native.Typed("add", "Adds.", func(_ context.Context, in addIn) (addOut, error) { return addOut{in.A + in.B}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	natives, err := native.New(nil, add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := lcp.New(context.Background(), &lcp.Config{
+		ToolsFolders: []string{"testdata/omni"},
+		Workspace:    t.TempDir(),
+		Toolsets:     []tool.Toolset{natives},
+		Respond:      respond,
+		MaxDepth:     3,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	return eng
+}
+
+func TestOmniToolReachesTheInventory(t *testing.T) {
+	needPython(t)
+	eng := newOmniEngine(t, nil)
+	res := eng.ExecuteTool(context.Background(), "tool_sum_via_host", json.RawMessage(`{"a":2,"b":"3"}`))
+	if !res.Success || res.Text() != "10" || string(res.Payload["sum"]) != "5" {
+		t.Fatalf("omni call: %+v %s", res, res.Text())
+	}
+}
+
+func TestOmniToolWithoutLLMIsGuarded(t *testing.T) {
+	needPython(t)
+	eng := newOmniEngine(t, nil)
+	res := eng.ExecuteTool(context.Background(), "tool_caption", json.RawMessage(`{"subject":"a lighthouse"}`))
+	if res.Success || !strings.Contains(res.Error, "Missing required modality") {
+		t.Fatalf("caption without LLM: %+v", res)
+	}
+}
+
+func TestNestedCallAsksTheOuterCaller(t *testing.T) {
+	needPython(t)
+	var asked []string
+	eng := newOmniEngine(t, func(_ context.Context, r *tool.Request) tool.Response {
+		asked = append(asked, r.Label)
+		return r.Declined("not today")
+	})
+	res := eng.ExecuteTool(context.Background(), "tool_ask_nested", nil)
+	if len(asked) != 1 || asked[0] != "guarded action" {
+		t.Fatalf("asked %v", asked)
+	}
+	if res.Success || !strings.Contains(res.Error, "refused: not today") {
+		t.Fatalf("nested result: %+v", res)
+	}
+}
+
+func TestNestedCallsAreBounded(t *testing.T) {
+	needPython(t)
+	eng := newOmniEngine(t, nil)
+	res := eng.ExecuteTool(context.Background(), "tool_recurse", nil)
+	raw, _ := json.Marshal(res)
+	if !strings.Contains(string(raw), "nested tool calls are limited to 3 levels") {
+		t.Fatalf("recursion: %s", raw)
+	}
+}
+
+func TestDefaultLibrary(t *testing.T) {
+	eng, err := lcp.New(context.Background(), &lcp.Config{Workspace: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	infos, err := eng.Tools(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]string{}
+	for _, i := range infos {
+		names[i.Name] = i.Library.ID
+	}
+	for tl, lib := range map[string]string{
+		"tool_read_file": "workspace_tools", "tool_execute_shell_command": "system_shell",
+		"tool_execute_python_code": "execute_python", "tool_prepare_deployment": "user_interaction_demo",
+		"tool_configure_service_connection": "user_interactive_tools",
+	} {
+		if names[tl] != lib {
+			t.Errorf("default library lacks %s in %s (have %v)", tl, lib, names)
+		}
+	}
+	// Writes and reads go through the workspace.
+	res := eng.ExecuteTool(context.Background(), "tool_write_file", json.RawMessage(`{"file_name":"a/b.txt","content":"hi"}`))
+	if !res.Success {
+		t.Fatalf("write: %+v", res)
+	}
+	res = eng.ExecuteTool(context.Background(), "tool_read_file", json.RawMessage(`{"file_name":"a/b.txt"}`))
+	if !res.Success || !strings.Contains(res.Text(), "hi") {
+		t.Fatalf("read: %+v", res)
+	}
+	res = eng.ExecuteTool(context.Background(), "tool_read_file", json.RawMessage(`{"file_name":"../../etc/passwd"}`))
+	if res.Success {
+		t.Fatalf("escape: %+v", res)
+	}
+}
+
+func TestInvalidAutonomyIsAConfigError(t *testing.T) {
+	_, err := lcp.New(context.Background(), &lcp.Config{HostToolConfigs: map[string]map[string]any{"system_shell": {"autonomy_level": "yolo"}}})
+	if err == nil || !strings.Contains(err.Error(), "yolo") {
+		t.Fatalf("got %v", err)
+	}
+}
