@@ -178,7 +178,7 @@ func (c *ClientToolset) Handler(ctx context.Context, name string) (tool.Handler,
 	if !ok || r == nil || tname == "" {
 		return nil, &tool.UnknownToolError{Name: name}
 	}
-	info, ok := r.info(tname)
+	info, ok := r.info(ctx, tname)
 	if !ok {
 		return nil, &tool.UnknownToolError{Name: name}
 	}
@@ -515,19 +515,35 @@ func marshalSchema(v any) json.RawMessage {
 	return b
 }
 
-// info returns the Info of one of the server's tools. When the server has
-// never been listed (it is down), a call is still attempted: it connects
-// and the server itself says whether the tool exists.
-func (r *remote) info(name string) (tool.Info, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// info returns the Info of one of the server's tools, listing them again
+// when the server said they changed. When the server cannot be listed (it
+// is down), a call is still attempted: it connects and the server itself
+// says whether the tool exists.
+func (r *remote) info(ctx context.Context, name string) (tool.Info, bool) {
 	full := r.cfg.Alias + Separator + name
-	for _, t := range r.tools {
-		if t.Name == full {
-			return t, true
+	find := func() (tool.Info, bool, bool) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for _, t := range r.tools {
+			if t.Name == full {
+				return t, true, r.listed && !r.stale
+			}
+		}
+		return tool.Info{}, false, r.listed && !r.stale
+	}
+	info, found, fresh := find()
+	if found {
+		return info, true
+	}
+	if !fresh {
+		if _, err := r.list(ctx); err == nil {
+			info, found, fresh = find()
+			if found {
+				return info, true
+			}
 		}
 	}
-	if r.listed && !r.stale {
+	if fresh {
 		return tool.Info{}, false
 	}
 	return tool.Info{
@@ -631,7 +647,7 @@ func (r *remote) callError(ctx context.Context, s *session, name string, err err
 	if s.proc != nil {
 		if exit := s.proc.exited(2 * time.Second); exit != nil {
 			r.drop(s)
-			return &tool.TransportError{Tool: name, Err: exit}
+			return &tool.TransportError{Tool: name, Err: fmt.Errorf("%w; it is started again on the next call", exit)}
 		}
 	}
 	if !s.alive() || errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, sdk.ErrSessionMissing) {

@@ -134,6 +134,13 @@ func (s *signal) signal() {
 	}
 }
 
+// reset forgets the events of earlier tests.
+func (s *signal) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ch = make(chan struct{}, 16)
+}
+
 func (s *signal) wait(t *testing.T, d time.Duration) {
 	t.Helper()
 	s.mu.Lock()

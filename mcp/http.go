@@ -58,6 +58,7 @@ func (s *Server) Handler(opts *HTTPOptions) http.Handler {
 	if o.SessionTimeout < 0 {
 		o.SessionTimeout = 0
 	}
+	s.presync(context.Background())
 	get := func(*http.Request) *sdk.Server { return s.sdk }
 	stateful := sdk.NewStreamableHTTPHandler(get, &sdk.StreamableHTTPOptions{
 		Logger:              s.opts.Logger,

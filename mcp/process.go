@@ -39,7 +39,6 @@ func (e *ServerExitError) Error() string {
 	if e.Stderr != "" {
 		fmt.Fprintf(&b, "; its last output: %s", e.Stderr)
 	}
-	b.WriteString("; it is restarted on the next call")
 	return b.String()
 }
 
@@ -54,6 +53,7 @@ type process struct {
 	tail   *tailBuffer
 
 	done    chan struct{} // closed once the process has been waited for
+	errDone chan struct{} // closed when its stderr is drained
 	state   *os.ProcessState
 	waitErr error
 }
@@ -91,7 +91,7 @@ func startProcess(cfg *ServerConfig, stderr io.Writer) (*process, error) {
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	p := &process{alias: cfg.Alias, cmd: cmd, stdin: inW, stdout: outR, tail: &tailBuffer{max: 2048}, done: make(chan struct{})}
+	p := &process{alias: cfg.Alias, cmd: cmd, stdin: inW, stdout: outR, tail: &tailBuffer{max: 2048}, done: make(chan struct{}), errDone: make(chan struct{})}
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
@@ -103,6 +103,7 @@ func startProcess(cfg *ServerConfig, stderr io.Writer) (*process, error) {
 		return nil, fmt.Errorf("starting %q: %w", cfg.Command, err)
 	}
 	go func() {
+		defer close(p.errDone)
 		defer errR.Close()
 		sc := bufio.NewScanner(errR)
 		sc.Buffer(make([]byte, 64*1024), 1024*1024)
@@ -166,6 +167,10 @@ func (p *process) exited(d time.Duration) *ServerExitError {
 	case <-p.done:
 	case <-time.After(d):
 		return nil
+	}
+	select { // what it wrote last, unless a child keeps its stderr open
+	case <-p.errDone:
+	case <-time.After(100 * time.Millisecond):
 	}
 	e := &ServerExitError{Alias: p.alias, ExitCode: -1, Stderr: p.tail.String()}
 	if p.state != nil {

@@ -151,7 +151,19 @@ func (s *Server) SDK() *sdk.Server { return s.sdk }
 
 // Run serves one session over t until the client leaves or ctx ends.
 func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
+	s.presync(ctx)
 	return s.sdk.Run(ctx, t)
+}
+
+// presync lists the tools once before the first session, so that the first
+// listing does not announce a change to it.
+func (s *Server) presync(ctx context.Context) {
+	s.mu.RLock()
+	done := len(s.tools) > 0
+	s.mu.RUnlock()
+	if !done {
+		_ = s.sync(ctx)
+	}
 }
 
 // ServeStdio serves one session over the process's standard input and

@@ -301,6 +301,8 @@ func TestServerCancellation(t *testing.T) {
 			t.Run(tr.name+"/"+pv.name, func(t *testing.T) {
 				srv := newTestServer(t, nil)
 				cs := goClient(t, tr.connect(t, srv), pv.version, nil, nil, nil)
+				slowStarted.reset()
+				slowCancelled.reset()
 				ctx, cancel := context.WithCancel(context.Background())
 				errc := make(chan error, 1)
 				go func() {
