@@ -1,3 +1,5 @@
+//go:build unix
+
 package workspace
 
 import (
@@ -7,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -60,7 +61,7 @@ func newEscapeFixture(t *testing.T) escapeFixture {
 	if err := os.Link(filepath.Join(f.outside, "secret.txt"), filepath.Join(f.ws, "hard.txt")); err != nil {
 		t.Logf("no hard link: %v", err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(f.ws, "fifo"), 0o644); err != nil {
+	if err := mkfifo(filepath.Join(f.ws, "fifo")); err != nil {
 		t.Logf("no fifo: %v", err)
 	}
 	return f
