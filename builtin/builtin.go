@@ -103,7 +103,7 @@ type lib struct {
 	opts Options
 }
 
-// tool builds one native tool of a library from a hand-written schema (kept
+// newTool builds one native tool of a library from a hand-written schema (kept
 // byte for byte, so specs list properties in a stable order) and a
 // function that decodes its arguments into In.
 func newTool[In any](lib tool.Library, name, description, schema string, caps tool.Capabilities, fn func(ctx context.Context, in In) (map[string]any, error)) (*native.Tool, error) {

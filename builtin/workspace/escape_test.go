@@ -18,7 +18,7 @@ type escapeFixture struct {
 	tmp, ws, outside string
 }
 
-func newEscapeFixture(t *testing.T) escapeFixture {
+func newEscapeFixture(t testing.TB) escapeFixture {
 	t.Helper()
 	tmp, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -68,7 +68,7 @@ func newEscapeFixture(t *testing.T) escapeFixture {
 }
 
 // snapshot records every file below dir with its content.
-func snapshot(t *testing.T, dir string) map[string]string {
+func snapshot(t testing.TB, dir string) map[string]string {
 	t.Helper()
 	m := map[string]string{}
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -222,4 +222,35 @@ func mapsEqual(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// FuzzNames feeds arbitrary names to every operation of a workspace with
+// escape links: nothing outside may be read or changed, and nothing may
+// panic.
+func FuzzNames(f *testing.F) {
+	for _, s := range []string{"a.txt", "../outside/secret.txt", "link_up/x", "sub/up/outside/secret.txt", "/etc/passwd", "x\x00y", "~/x", "chain1/../secret_link"} {
+		f.Add(s)
+	}
+	fx := newEscapeFixture(f)
+	w, err := Open(fx.ws)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer w.Close()
+	f.Fuzz(func(t *testing.T, name string) {
+		if data, _ := w.ReadFile(name, 1<<16); bytes.Contains(data, []byte("SECRET")) {
+			t.Fatalf("ReadFile(%q) read outside content", name)
+		}
+		w.Stat(name)
+		w.ReadDir(name)
+		w.Rel(name)
+		w.WriteFile(name, []byte("x"))
+		w.AppendFile(name, []byte("x"))
+		if b, _ := os.ReadFile(filepath.Join(fx.outside, "secret.txt")); string(b) != "SECRET" {
+			t.Fatalf("outside file changed through %q", name)
+		}
+		if entries, _ := os.ReadDir(fx.outside); len(entries) != 1 {
+			t.Fatalf("a file was created outside through %q", name)
+		}
+	})
 }
