@@ -35,7 +35,11 @@
 // head and the tail. Results follow the LCP return contract:
 // {"success", "output"} or {"success": false, "error"}, plus payload keys
 // such as stdout, stderr, return_code, file_name, matches. A rejected
-// confirmation is a failed result carrying the operator's reason.
+// confirmation is a failed result carrying the operator's reason. The
+// confirmation's source starts with the reasons safe mode asks (as comments)
+// followed by the command or code. Its label is "Run a shell command", "Run
+// Python code", "Run Python script <file>" or "Write file <file>": an
+// "always" answer covers that label for the session.
 //
 // Arguments are coerced as SPEC §7 says before validation ("50" for an
 // integer is 50), since LLMs often send numbers as strings.
