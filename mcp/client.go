@@ -601,8 +601,14 @@ func (r *remote) callOnce(ctx context.Context, s *session, info *tool.Info, name
 	defer func() {
 		r.mu.Lock()
 		delete(r.active, e)
-		delete(r.byToken, e.token)
 		r.mu.Unlock()
+		// The SDK may deliver the last progress notifications just after
+		// the result they preceded: keep the token a moment longer.
+		time.AfterFunc(time.Second, func() {
+			r.mu.Lock()
+			delete(r.byToken, e.token)
+			r.mu.Unlock()
+		})
 	}()
 
 	args := inv.Arguments

@@ -124,7 +124,7 @@ func TestClientAgainstLCPServer(t *testing.T) {
 			if res, err := tool.Call(cctx, c, "lcp::slow", p, nil); err != nil || res.Text() != "finished" {
 				t.Fatalf("slow = %+v, %v", res, err)
 			}
-			if progress.Load() < 3 {
+			if !eventually(func() bool { return progress.Load() >= 3 }) {
 				t.Errorf("%d progress reports", progress.Load())
 			}
 

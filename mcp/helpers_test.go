@@ -196,3 +196,14 @@ func textOf(t *testing.T, res *sdk.CallToolResult) string {
 	}
 	return tc.Text
 }
+
+// eventually polls cond for up to two seconds: notifications may be
+// delivered just after the result they preceded.
+func eventually(cond func() bool) bool {
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return cond()
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/lcptools/lcp/native"
@@ -15,7 +16,7 @@ import (
 // the test inventory plus a tool that crashes the process), so that the
 // client is tested against a real subprocess without anything installed.
 func TestMain(m *testing.M) {
-	if os.Getenv("LCP_MCP_TEST_SERVER") == "1" {
+	if os.Getenv("LCP_MCP_TEST_SERVER") == "1" || slices.Contains(os.Args[1:], testServerArg) {
 		os.Exit(runTestServer())
 	}
 	os.Exit(m.Run())
@@ -50,6 +51,10 @@ func (fakeTB) Helper()                   {}
 func (fakeTB) Fatal(args ...any)         { fmt.Fprintln(os.Stderr, args...); os.Exit(1) }
 func (fakeTB) Fatalf(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...); os.Exit(1) }
 
+// testServerArg on the command line makes the test binary a server too,
+// for clients that pass no environment to the servers they start.
+const testServerArg = "lcp-mcp-test-server"
+
 // selfServer is the configuration of the test binary as a stdio server.
 func selfServer(t *testing.T, alias string) ServerConfig {
 	t.Helper()
@@ -57,5 +62,5 @@ func selfServer(t *testing.T, alias string) ServerConfig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ServerConfig{Alias: alias, Type: TypeStdio, Command: exe, Args: []string{"-test.run=^$"}, Env: map[string]string{"LCP_MCP_TEST_SERVER": "1"}}
+	return ServerConfig{Alias: alias, Type: TypeStdio, Command: exe, Args: []string{"-test.run=^$", testServerArg}, Env: map[string]string{"LCP_MCP_TEST_SERVER": "1"}}
 }

@@ -341,6 +341,7 @@ func TestServerProgress(t *testing.T) {
 				if res.IsError || textOf(t, res) != "finished" {
 					t.Fatalf("slow = %v %q", res.IsError, textOf(t, res))
 				}
+				eventually(func() bool { mu.Lock(); defer mu.Unlock(); return len(got) >= 3 })
 				mu.Lock()
 				defer mu.Unlock()
 				if len(got) < 3 {
