@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode"
 
 	"github.com/google/go-cmp/cmp"
@@ -47,8 +48,13 @@ func (s *screen) String() string {
 // waitFor blocks until the screen shows text.
 func (s *screen) waitFor(t *testing.T, text string) {
 	t.Helper()
+	guard := time.After(20 * time.Second) // against a hang, not a speed check
 	for !strings.Contains(s.String(), text) {
-		<-s.grew
+		select {
+		case <-s.grew:
+		case <-guard:
+			t.Fatalf("%q never appeared; the screen shows:\n%s", text, s)
+		}
 	}
 }
 
