@@ -670,40 +670,6 @@ class Call(object):
                 self.worker.send(header, text.encode("utf-8", "replace"))
 
 
-class _ThreadPool(object):
-    """Threads that run calls; idle ones are reused."""
-
-    def __init__(self, max_idle=16):
-        self._q = queue.SimpleQueue()
-        self._lock = threading.Lock()
-        self._idle = 0
-        self._max_idle = max_idle
-
-    def submit(self, fn, arg):
-        with self._lock:
-            reuse = self._idle > 0
-            if reuse:
-                self._idle -= 1
-        if reuse:
-            self._q.put((fn, arg))
-        else:
-            threading.Thread(target=self._run, args=((fn, arg),), daemon=True,
-                             name="lcp-call").start()
-
-    def _run(self, item):
-        while True:
-            fn, arg = item
-            try:
-                fn(arg)
-            except BaseException:
-                pass
-            with self._lock:
-                if self._idle >= self._max_idle:
-                    return
-                self._idle += 1
-            item = self._q.get()
-
-
 # ---------------------------------------------------------------------------
 # The worker
 
@@ -711,7 +677,7 @@ class _ThreadPool(object):
 class Worker(object):
     """Serves one library in one workspace over the request/reply fds."""
 
-    def __init__(self, rfd, wfd, init, out_fd=1, err_fd=2):
+    def __init__(self, rfd, wfd, init, out_fd=1, err_fd=2, exit_on_eof=True):
         lib = init.get("library") or {}
         self.path = lib.get("path", "")
         self.stem = lib.get("stem") or os.path.splitext(os.path.basename(self.path))[0]
@@ -732,7 +698,14 @@ class Worker(object):
         self.plans = {}
         self.rids = itertools.count(1)
         self.waiters = {}
-        self.pool = _ThreadPool()
+        # Leader/follower threads: one thread at a time reads the request
+        # pipe; when it reads a call it hands the reading over to an idle
+        # thread and runs the call itself, so a call costs no thread switch.
+        self.read_lock = threading.Lock()
+        self.state_lock = threading.Lock()
+        self.idle_readers = 0
+        self.max_idle_readers = 8
+        self.exit_on_eof = exit_on_eof
         self.confirm_proxy = ConfirmHandlerProxy(self)
         self.interact_proxy = InteractionHandlerProxy(self)
         self.out_fd = out_fd
@@ -755,6 +728,15 @@ class Worker(object):
                 # The engine is gone (or a tool closed our pipe): nothing
                 # left to serve.
                 os._exit(0)
+
+    def fatal(self, message):
+        """Report an internal failure and exit (the engine sees a crash)."""
+        try:
+            with self.wlock:
+                write_all(self.wfd, encode_frame({"type": "fatal", "error": message}))
+        except BaseException:
+            pass
+        os._exit(70)
 
     def log(self, level, msg):
         self.send({"type": "log", "level": level, "msg": msg})
@@ -812,24 +794,63 @@ class Worker(object):
         self.send({"type": "hello", "protocol": PROTOCOL_VERSION,
                    "python": "%d.%d.%d" % sys.version_info[:3],
                    "pid": os.getpid()})
+        self._reader_loop(permanent=True)
+
+    def _reader_loop(self, permanent=False):
+        """Read requests; run each call read in this thread."""
+        while True:
+            with self.state_lock:
+                if not permanent and self.idle_readers >= self.max_idle_readers:
+                    return
+                self.idle_readers += 1
+            self.read_lock.acquire()
+            try:
+                with self.state_lock:
+                    self.idle_readers -= 1
+                call = self._read_call()
+            except BaseException:
+                # The worker itself is broken: it cannot serve any more.
+                self.fatal(traceback.format_exc())
+            finally:
+                self.read_lock.release()
+            if call is None:
+                # The engine closed the pipe (or is gone): stop now, without
+                # waiting for tool threads.
+                if self.exit_on_eof:
+                    os._exit(0)
+                return
+            with self.state_lock:
+                need_reader = self.idle_readers == 0
+            if need_reader:
+                threading.Thread(target=self._reader_loop, daemon=True, name="lcp-call").start()
+            try:
+                self._run_call(call)
+            except BaseException:
+                pass
+
+    def _read_call(self):
+        """Read frames until a call (returned) or the end of the pipe (None)."""
         while True:
             try:
                 data = read_frame(self.reader)
             except KeyboardInterrupt:
                 continue
             if data is None:
-                return
+                return None
             header, payload = split_frame(data)
-            self.dispatch(header, payload)
+            call = self.dispatch(header, payload)
+            if call is not None:
+                return call
 
     def dispatch(self, header, payload):
+        """Handle a request; a call is registered and returned to be run."""
         kind = header.get("type")
         if kind in ("call", "load"):
             call = Call(self, header, payload)
             with self.calls_lock:
                 self.calls[call.id] = call
-            self.pool.submit(self._run_call, call)
-        elif kind == "cancel":
+            return call
+        if kind == "cancel":
             self.cancel(header.get("id"))
         elif kind == "answer":
             w = self.waiters.pop(header.get("rid"), None)
@@ -844,6 +865,7 @@ class Worker(object):
             threading.Thread(target=self._apply_flags_safely, args=(flags,), daemon=True).start()
         else:
             self.log("warn", "unknown request type %r" % (kind,))
+        return None
 
     def current_call(self):
         call = _thread_call()
@@ -949,6 +971,17 @@ class Worker(object):
             pass
         header = {"type": "result", "id": call.id}
         payload = None
+        if not cancelled and result is not None and len(result) == 1 and "_value" in result:
+            # The common case, without the JSON encoder.
+            data = result["_value"]
+            body = b'{"type":"result","id":%d}\n' % call.id
+            with self.wlock:
+                if os.getpid() == self.pid:
+                    try:
+                        write_all(self.wfd, struct.pack(">I", len(body) + len(data)) + body + data)
+                    except OSError:
+                        os._exit(0)
+            return
         if cancelled:
             header["cancelled"] = True
         elif result is None:

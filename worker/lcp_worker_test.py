@@ -165,7 +165,7 @@ class WorkerTest(unittest.TestCase):
             )
         r1, self.req_w = os.pipe()
         self.rep_r, w1 = os.pipe()
-        self.worker = w.Worker(r1, w1, {"library": {"path": path, "stem": "lib"}})
+        self.worker = w.Worker(r1, w1, {"library": {"path": path, "stem": "lib"}}, exit_on_eof=False)
         self.thread = threading.Thread(target=self.worker.serve, daemon=True)
         self.thread.start()
         self.reader = os.fdopen(self.rep_r, "rb")

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"bufio"
+	"fmt"
 	"context"
 	"encoding/json"
 	"errors"
@@ -167,7 +168,11 @@ func TestHelperEngine(t *testing.T) {
 	}
 	go p.Call(context.Background(), &Request{Workspace: ws, Library: lib, Function: "tool_gil_hog"}, nil)
 	go p.Call(context.Background(), &Request{Workspace: t.TempDir(), Library: lib, Function: "tool_sleep"}, nil)
-	time.Sleep(300 * time.Millisecond)
+	// Two workers with their guardians, and the two sleeps.
+	for len(taggedPids(os.Getenv("LCP_WORKER_HELPER"))) < 6 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
 	os.Stdout.WriteString("READY\n")
 	time.Sleep(time.Hour)
 }
@@ -177,7 +182,7 @@ func TestHelperEngine(t *testing.T) {
 func TestEngineKilled(t *testing.T) {
 	requirePython(t)
 	t.Parallel()
-	tag := "lcptest-engine-" + filepath.Base(t.TempDir())
+	tag := fmt.Sprintf("lcptest-engine-%d-%d", os.Getpid(), time.Now().UnixNano())
 	lib := writeLib(t, "faults", faultLib)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperEngine$", "-test.v")
 	cmd.Env = append(os.Environ(), "LCP_WORKER_HELPER="+tag, "LCP_WORKER_LIB="+lib.Path, "LCP_WORKER_WS="+t.TempDir())
@@ -189,6 +194,11 @@ func TestEngineKilled(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		waitNoTagged(t, tag, 10*time.Second)
+	})
 	ready := make(chan bool, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -202,14 +212,11 @@ func TestEngineKilled(t *testing.T) {
 	select {
 	case ok := <-ready:
 		if !ok {
-			cmd.Wait()
 			t.Fatal("the helper engine failed")
 		}
 	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
 		t.Fatal("the helper engine did not get ready")
 	}
-	// Two workers with their guardians, and the two sleeps.
 	if n := len(taggedPids(tag)); n < 6 {
 		t.Fatalf("%d tagged processes before the kill, want at least 6", n)
 	}
@@ -219,3 +226,5 @@ func TestEngineKilled(t *testing.T) {
 	cmd.Wait()
 	waitNoTagged(t, tag, 10*time.Second)
 }
+
+var _ = filepath.Join

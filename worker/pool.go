@@ -53,7 +53,9 @@ type group struct {
 	lib       Library
 	workspace string
 	slots     []*slot
-	rr        atomic.Uint32
+
+	mu sync.Mutex // serializes picks
+	rr int
 }
 
 // slot is one worker position of a group: at most one live process.
@@ -161,7 +163,6 @@ func (p *Pool) run(ctx context.Context, op string, req *Request, host Host) (*in
 	if err != nil {
 		return nil, nil, false, err
 	}
-	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
 	pr, err := p.procFor(ctx, s)
 	if err != nil {
@@ -247,12 +248,16 @@ func (p *Pool) slotFor(req *Request) (*slot, error) {
 }
 
 // pick returns the least busy slot, preferring one with a live process, and
-// rotating among equals.
+// rotating among equals; it counts the caller in the slot's load.
 func (g *group) pick() *slot {
 	if len(g.slots) == 1 {
+		g.slots[0].inflight.Add(1)
 		return g.slots[0]
 	}
-	start := int(g.rr.Add(1))
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.rr++
+	start := g.rr
 	var best *slot
 	var bestLoad int64
 	var bestLive bool
@@ -266,6 +271,7 @@ func (g *group) pick() *slot {
 			best, bestLoad, bestLive = s, load, live
 		}
 	}
+	best.inflight.Add(1)
 	return best
 }
 

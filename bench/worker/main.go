@@ -1,0 +1,223 @@
+// Command worker measures the Python worker runtime against in-process
+// Python, in one run, side by side:
+//
+//	(a) warm round trip of a trivial tool through worker.Pool (and the
+//	    §7 normalizer) vs the same call made in-process by ref.py;
+//	(b) two CPU-bound calls at once on two worker processes vs one Python
+//	    process running them in two threads;
+//	(c) cold start: the first call of a library.
+//
+// The pool and the reference run in alternating batches, so that both see
+// the same machine load. Run it from the repository root:
+//
+//	go run ./bench/worker
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/lcptools/lcp/tool"
+	"github.com/lcptools/lcp/worker"
+)
+
+const tools = `
+def tool_echo(x: int = 0):
+    """Returns its argument."""
+    return {"success": True, "output": x}
+
+def tool_cpu(n: int = 3000000):
+    """Burns CPU."""
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+`
+
+// ref drives ref.py, the in-process reference.
+type ref struct {
+	in  io.WriteCloser
+	out *bufio.Scanner
+	cmd *exec.Cmd
+}
+
+func startRef(python, benchDir, workerDir, lib string) *ref {
+	cmd := exec.Command(python, filepath.Join(benchDir, "ref.py"), workerDir, lib)
+	cmd.Stderr = os.Stderr
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		log.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(nil, 64<<20)
+	return &ref{in: in, out: sc, cmd: cmd}
+}
+
+func (r *ref) ask(mode string, n int) (lat []time.Duration, wall time.Duration) {
+	fmt.Fprintf(r.in, "%s %d\n", mode, n)
+	if !r.out.Scan() {
+		log.Fatal("ref.py stopped")
+	}
+	var res struct {
+		LatencyUS []float64 `json:"latency_us"`
+		WallS     float64   `json:"wall_s"`
+	}
+	if err := json.Unmarshal(r.out.Bytes(), &res); err != nil {
+		log.Fatal(err)
+	}
+	for _, us := range res.LatencyUS {
+		lat = append(lat, time.Duration(us*float64(time.Microsecond)))
+	}
+	return lat, time.Duration(res.WallS * float64(time.Second))
+}
+
+func (r *ref) close() {
+	r.in.Close()
+	r.cmd.Wait()
+}
+
+func main() {
+	n := flag.Int("n", 5000, "warm calls measured for (a), in 10 batches")
+	rounds := flag.Int("rounds", 6, "rounds of two CPU-bound calls for (b)")
+	python := flag.String("python", "python3", "interpreter")
+	flag.Parse()
+	log.SetFlags(0)
+
+	_, self, _, _ := runtime.Caller(0)
+	benchDir := filepath.Dir(self)
+	workerDir := filepath.Join(benchDir, "..", "..", "worker")
+	tmp, err := os.MkdirTemp("", "lcp-bench-worker")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	libPath := filepath.Join(tmp, "bench_tools.py")
+	if err := os.WriteFile(libPath, []byte(tools), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	ws := filepath.Join(tmp, "ws")
+	os.Mkdir(ws, 0o755)
+	lib := worker.Library{Path: libPath, Stem: "bench_tools"}
+	ctx := context.Background()
+	r := startRef(*python, benchDir, workerDir, libPath)
+	defer r.close()
+
+	fmt.Printf("lcp worker benchmark — %s, GOMAXPROCS=%d, %d CPUs\n\n", runtime.Version(), runtime.GOMAXPROCS(0), runtime.NumCPU())
+
+	// (a) warm round trip: pool and reference in alternating batches.
+	single := worker.NewPool(&worker.Options{Python: *python})
+	defer single.Close()
+	callEcho := func(p *worker.Pool, i int) time.Duration {
+		t0 := time.Now()
+		rep, err := p.Call(ctx, &worker.Request{Workspace: ws, Library: lib, Function: "tool_echo",
+			Args: json.RawMessage(fmt.Sprintf(`{"x":%d}`, i))}, nil)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if _, err := tool.Normalize(rep.Value); err != nil {
+			log.Fatal(err)
+		}
+		return time.Since(t0)
+	}
+	for i := range 500 {
+		callEcho(single, i)
+	}
+	r.ask("latency", 500)
+	var lat, refLat []time.Duration
+	batch := max(*n/10, 1)
+	for b := range 10 {
+		for i := range batch {
+			lat = append(lat, callEcho(single, b*batch+i))
+		}
+		l, _ := r.ask("latency", batch)
+		refLat = append(refLat, l...)
+	}
+	p50, p99 := pct(lat, 50), pct(lat, 99)
+	r50, r99 := pct(refLat, 50), pct(refLat, 99)
+	fmt.Printf("(a) warm call of a trivial tool, sequential (%d calls each)\n", len(lat))
+	fmt.Printf("    %-36s p50 %9s   p99 %9s\n", "worker.Pool.Call + tool.Normalize", p50, p99)
+	fmt.Printf("    %-36s p50 %9s   p99 %9s\n", "in-process Python (ref.py)", r50, r99)
+	fmt.Printf("    ratio pool / in-process              p50 %7.1fx   p99 %7.1fx   (goal: p50 within 3x)\n\n",
+		float64(p50)/float64(r50), float64(p99)/float64(r99))
+
+	// (b) two CPU-bound calls at once, two worker processes.
+	pool := worker.NewPool(&worker.Options{Python: *python, Processes: func(worker.Library) int { return 2 }})
+	defer pool.Close()
+	callCPU := func(args string) {
+		if _, err := pool.Call(ctx, &worker.Request{Workspace: ws, Library: lib, Function: "tool_cpu", Args: json.RawMessage(args)}, nil); err != nil {
+			log.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	for range 2 { // start both processes
+		wg.Go(func() { callCPU(`{"n": 1000}`) })
+	}
+	wg.Wait()
+	var poolWall, refWall time.Duration
+	for range *rounds {
+		t0 := time.Now()
+		for range 2 {
+			wg.Go(func() { callCPU(`{}`) })
+		}
+		wg.Wait()
+		poolWall += time.Since(t0)
+		_, w := r.ask("cpu", 1)
+		refWall += w
+	}
+	calls := float64(2 * *rounds)
+	poolTP, refTP := calls/poolWall.Seconds(), calls/refWall.Seconds()
+	fmt.Println("(b) two CPU-bound calls at once (a 3M-iteration loop each)")
+	fmt.Printf("    %-36s %6.2f calls/s   (%d calls, %s)\n", "worker.Pool, 2 processes", poolTP, int(calls), poolWall.Round(time.Millisecond))
+	fmt.Printf("    %-36s %6.2f calls/s   (%d calls, %s)\n", "in-process Python, 2 threads", refTP, int(calls), refWall.Round(time.Millisecond))
+	fmt.Printf("    throughput ratio                     %6.2fx   (goal: at least 1.8x)\n\n", poolTP/refTP)
+
+	// (c) cold start: the first call of a library.
+	var cold, coldPool, bare []time.Duration
+	for i := range 5 {
+		p := filepath.Join(tmp, fmt.Sprintf("cold%d.py", i))
+		os.WriteFile(p, []byte(tools), 0o644)
+		l := worker.Library{Path: p}
+		t0 := time.Now()
+		if _, err := single.Call(ctx, &worker.Request{Workspace: ws, Library: l, Function: "tool_echo"}, nil); err != nil {
+			log.Fatal(err)
+		}
+		cold = append(cold, time.Since(t0))
+
+		fresh := worker.NewPool(&worker.Options{Python: *python})
+		t0 = time.Now()
+		if _, err := fresh.Call(ctx, &worker.Request{Workspace: ws, Library: l, Function: "tool_echo"}, nil); err != nil {
+			log.Fatal(err)
+		}
+		coldPool = append(coldPool, time.Since(t0))
+		fresh.Close()
+
+		t0 = time.Now()
+		if out, err := exec.Command(*python, "-c", "pass").CombinedOutput(); err != nil {
+			log.Fatalf("%v: %s", err, out)
+		}
+		bare = append(bare, time.Since(t0))
+	}
+	fmt.Println("(c) cold start: first call of a library (median of 5)")
+	fmt.Printf("    %-36s %9s\n", "new library, pool already used", pct(cold, 50))
+	fmt.Printf("    %-36s %9s\n", "new pool (with interpreter probe)", pct(coldPool, 50))
+	fmt.Printf("    %-36s %9s   (ratio %.1fx)\n", "reference: python3 -c pass", pct(bare, 50), float64(pct(cold, 50))/float64(pct(bare, 50)))
+}
+
+func pct(d []time.Duration, p int) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[(len(s)-1)*p/100].Round(time.Microsecond)
+}
