@@ -2,10 +2,10 @@ package worker
 
 import (
 	"bufio"
-	"fmt"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
