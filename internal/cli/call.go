@@ -86,12 +86,33 @@ func (o *callOptions) responder(env *Env) (func(context.Context, *tool.Request) 
 		approval = hitl.ApproveAllow
 	}
 	var fe hitl.FrontEnd = hitl.Unattended{}
-	cleanup := func() {}
-	if env.TTY != nil && o.batch != "-" {
-		t := term.New(env.TTY, env.Stderr)
-		fe, cleanup = t, func() { _ = t.Close() }
+	var closers []func()
+	tty := env.TTY
+	if o.batch == "-" {
+		// Standard input carries the batch: ask on the controlling
+		// terminal, when there is one.
+		tty = nil
+		if env.OpenTTY != nil {
+			if f, err := env.OpenTTY(); err == nil {
+				tty = f
+				closers = append(closers, func() { _ = f.Close() })
+			}
+		}
+	}
+	if tty != nil {
+		t := term.New(tty, env.Stderr)
+		fe = t
+		closers = append([]func(){func() { _ = t.Close() }}, closers...)
 	}
 	broker := hitl.New(fe, &hitl.Options{Policy: hitl.Policy{Approve: approval}})
+	// The broker closes first: it withdraws open prompts and waits until
+	// the terminal is restored.
+	closers = append([]func(){func() { _ = broker.Close() }}, closers...)
+	cleanup := func() {
+		for _, c := range closers {
+			c()
+		}
+	}
 	return broker.Respond, cleanup, nil
 }
 

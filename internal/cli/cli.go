@@ -14,8 +14,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/lcptools/lcp/hitl/term"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
+	xterm "golang.org/x/term"
 )
 
 // Env is the world a command runs in: its streams and environment. Tests
@@ -26,6 +27,9 @@ type Env struct {
 	Stderr io.Writer
 	// TTY is the terminal to ask the operator on, nil when there is none.
 	TTY *os.File
+	// OpenTTY opens the controlling terminal when standard input carries
+	// data (lcp call --batch -); nil when there is none to open.
+	OpenTTY func() (*os.File, error)
 	// Getenv reads the environment.
 	Getenv func(string) string
 	// Args are the command-line arguments without the program name.
@@ -34,8 +38,8 @@ type Env struct {
 
 // System returns the Env of the running process.
 func System() *Env {
-	env := &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Args: os.Args[1:]}
-	if term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stderr.Fd())) {
+	env := &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Args: os.Args[1:], OpenTTY: term.OpenTTY}
+	if xterm.IsTerminal(int(os.Stdin.Fd())) && xterm.IsTerminal(int(os.Stderr.Fd())) {
 		env.TTY = os.Stdin
 	}
 	return env
@@ -44,7 +48,7 @@ func System() *Env {
 // stdoutIsTerminal reports whether humans read stdout (tables and colour).
 func (e *Env) stdoutIsTerminal() bool {
 	f, ok := e.Stdout.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	return ok && xterm.IsTerminal(int(f.Fd()))
 }
 
 // Exit codes of the lcp command.
@@ -122,6 +126,7 @@ var commands = []func(*Env) *cobra.Command{
 	newListCmd,
 	newCheckCmd,
 	newCallCmd,
+	newChatCmd,
 }
 
 // NewRoot returns the lcp root command.

@@ -1,0 +1,523 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode"
+
+	"github.com/lcptools/lcp"
+	"github.com/lcptools/lcp/agent"
+	"github.com/lcptools/lcp/llm"
+	"github.com/spf13/cobra"
+)
+
+// defaultSystemPrompt is the host's part of the system prompt of lcp chat;
+// the libraries' prompts follow it.
+const defaultSystemPrompt = "You are a helpful assistant. Use the tools when they help you answer the user; otherwise answer directly."
+
+// maxChatLine bounds one line the user types.
+const maxChatLine = 1 << 20
+
+type chatOptions struct {
+	inv         inventoryFlags
+	model       string
+	modelName   string
+	system      string
+	prompt      string
+	maxSteps    int
+	maxTokens   int
+	temperature float64
+	llmTimeout  time.Duration
+	stream      bool
+	yes         bool
+	approve     string
+}
+
+func newChatCmd(env *Env) *cobra.Command {
+	o := &chatOptions{}
+	cmd := &cobra.Command{
+		Use:   "chat --model URL[#MODEL] [--prompt TEXT]",
+		Short: "Chat with an LLM that uses the tools (the agent loop)",
+		Long: `Chat with a model of any OpenAI-compatible chat-completions endpoint
+(llama.cpp, Ollama, vLLM, LM Studio, OpenAI...) that calls the tools.
+
+--model names the endpoint's base URL and, after '#', the model:
+  --model http://localhost:8080/v1                 (the server's only model)
+  --model http://localhost:11434/v1#qwen2.5:7b
+  --model https://api.openai.com/v1#gpt-4o-mini
+--model-name sets the model instead of '#'. Without a model name, a server
+that lists exactly one model (GET /models) gets that one. The default of
+--model is $LCP_MODEL; the API key comes from $LCP_API_KEY, else
+$OPENAI_API_KEY, and is never printed.
+
+Each line you type is a turn: the answer goes to stdout, the tool calls to
+stderr. /exit or end of input quits, /reset forgets the conversation. Ctrl-C
+during a turn cancels the turn; at the prompt it quits. --prompt runs one
+turn and exits (for scripts).
+
+Confirmations and questions of the tools are asked on the terminal. Without
+a terminal nothing is approved unless --yes or --approve=allow says so, and
+questions take their default answer or are declined.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("stream") {
+				o.stream = env.stdoutIsTerminal()
+			}
+			if !cmd.Flags().Changed("temperature") {
+				o.temperature = -1
+			}
+			return runChat(cmd, env, o)
+		},
+	}
+	o.inv.register(cmd.Flags())
+	f := cmd.Flags()
+	f.StringVar(&o.model, "model", "", "the endpoint: `URL[#MODEL]` (default $LCP_MODEL)")
+	f.StringVar(&o.modelName, "model-name", "", "the model `name` (instead of URL#MODEL)")
+	f.StringVar(&o.system, "system", defaultSystemPrompt, "the system `prompt` (the libraries' prompts are added)")
+	f.StringVar(&o.prompt, "prompt", "", "run one turn with this `text` and exit")
+	f.IntVar(&o.maxSteps, "max-steps", agent.DefaultMaxSteps, "model requests per turn at most")
+	f.IntVar(&o.maxTokens, "max-tokens", 0, "bound on each answer's tokens (default: the server's)")
+	f.Float64Var(&o.temperature, "temperature", 0, "sampling temperature (default: the server's)")
+	f.DurationVar(&o.llmTimeout, "llm-timeout", llm.DefaultTimeout, "time limit of each model request (of each wait when streaming)")
+	f.BoolVar(&o.stream, "stream", false, "stream the answers (default: on when stdout is a terminal)")
+	f.BoolVarP(&o.yes, "yes", "y", false, "approve every confirmation (same as --approve=allow)")
+	f.StringVar(&o.approve, "approve", "ask", "approval `policy`: ask, allow or reject")
+	return cmd
+}
+
+// client builds the model client the flags and the environment describe.
+func (o *chatOptions) client(env *Env) (*llm.Client, error) {
+	spec := o.model
+	if spec == "" {
+		spec = env.Getenv("LCP_MODEL")
+	}
+	if spec == "" {
+		return nil, usagef("chat needs --model URL[#MODEL] (or $LCP_MODEL), e.g. --model http://localhost:8080/v1")
+	}
+	base, name, err := llm.ParseEndpoint(spec)
+	if err != nil {
+		return nil, &usageError{fmt.Errorf("--model: %w", err)}
+	}
+	if o.modelName != "" {
+		if name != "" && name != o.modelName {
+			return nil, usagef("--model names model %q and --model-name %q: give one", name, o.modelName)
+		}
+		name = o.modelName
+	}
+	if o.maxSteps <= 0 {
+		return nil, usagef("--max-steps must be at least 1")
+	}
+	return &llm.Client{BaseURL: base, Model: name, APIKey: llm.APIKeyFromEnv(env.Getenv), Timeout: o.llmTimeout}, nil
+}
+
+// pickModel fills in the model of a client without one when the server
+// lists exactly one; a server that lists none or cannot list gets requests
+// without a model (llama.cpp serves its own).
+func pickModel(ctx context.Context, c *llm.Client) error {
+	if c.Model != "" {
+		return nil
+	}
+	ids, err := c.Models(ctx)
+	if err != nil || len(ids) == 0 {
+		return nil
+	}
+	if len(ids) == 1 {
+		c.Model = ids[0]
+		return nil
+	}
+	shown := ids
+	if len(shown) > 8 {
+		shown = append(shown[:8:8], "...")
+	}
+	return usagef("the endpoint serves several models (%s): name one with --model URL#MODEL", strings.Join(shown, ", "))
+}
+
+// chatSession is one run of lcp chat.
+type chatSession struct {
+	env    *Env
+	o      *chatOptions
+	eng    *lcp.Engine
+	client *llm.Client
+	opts   *agent.Options
+	conv   *agent.Conversation
+	out    *chatPrinter
+
+	mu         sync.Mutex
+	cancelTurn context.CancelCauseFunc
+}
+
+var (
+	errInterrupted = errors.New("interrupted")
+	errTerminated  = errors.New("terminated")
+)
+
+func runChat(cmd *cobra.Command, env *Env, o *chatOptions) error {
+	client, err := o.client(env)
+	if err != nil {
+		return err
+	}
+	// Ctrl-C must cancel a turn, not the program: the command's context
+	// is cancelled by the first signal, so the session runs under its own
+	// context and handles the signals itself.
+	parent := cmd.Context()
+	base, stopAll := context.WithCancelCause(context.WithoutCancel(parent))
+	defer stopAll(nil)
+	s := &chatSession{env: env, o: o, client: client, conv: agent.NewConversation()}
+	stopSignals := s.handleSignals(parent, stopAll)
+	defer stopSignals()
+
+	if err := pickModel(base, client); err != nil {
+		return err
+	}
+	approval := &callOptions{approve: o.approve, yes: o.yes}
+	respond, cleanup, err := approval.responder(env)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	eng, err := o.inv.engine(base, func(c *lcp.Config) {
+		c.Respond = respond
+		c.DynamicPrompts = true
+	})
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	s.eng = eng
+	s.out = &chatPrinter{env: env, stdoutTTY: env.stdoutIsTerminal()}
+	s.opts = &agent.Options{
+		System:    o.system,
+		MaxSteps:  o.maxSteps,
+		MaxTokens: o.maxTokens,
+		Stream:    o.stream,
+		Respond:   respond,
+		OnEvent:   s.out.event,
+	}
+	if o.temperature >= 0 {
+		t := o.temperature
+		s.opts.Temperature = &t
+	}
+	if o.prompt != "" {
+		return s.oneShot(base)
+	}
+	return s.repl(base)
+}
+
+// handleSignals makes SIGINT cancel the running turn (or end the session
+// when none runs) and SIGTERM end the session. It also ends the session
+// when the command's context is cancelled for another reason than a
+// signal. It returns the function that stops it.
+func (s *chatSession) handleSignals(parent context.Context, stopAll context.CancelCauseFunc) func() {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		parentDone := parent.Done()
+		for {
+			select {
+			case <-done:
+				return
+			case <-parentDone:
+				cause := context.Cause(parent)
+				if !isSignalCause(cause) {
+					stopAll(cause)
+					return
+				}
+				// A signal (lcp's Main cancels on the first one): it
+				// reaches sigs too, and is handled there.
+				parentDone = nil
+			case sig := <-sigs:
+				if sig == syscall.SIGTERM {
+					stopAll(errTerminated)
+					return
+				}
+				s.mu.Lock()
+				cancel := s.cancelTurn
+				s.mu.Unlock()
+				if cancel == nil {
+					stopAll(errInterrupted)
+					return
+				}
+				cancel(errInterrupted)
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(done)
+	}
+}
+
+// isSignalCause reports whether a context was cancelled by
+// signal.NotifyContext, whose cause describes the signal ("interrupt signal
+// received"). Its error also matches context.Canceled, so the text is what
+// tells it apart.
+func isSignalCause(err error) bool {
+	return err != nil && strings.HasSuffix(err.Error(), " signal received")
+}
+
+// turn runs one turn of the agent loop under a context Ctrl-C cancels.
+func (s *chatSession) turn(base context.Context, text string) (*agent.Result, error) {
+	ctx, cancel := context.WithCancelCause(base)
+	defer cancel(nil)
+	s.mu.Lock()
+	s.cancelTurn = cancel
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.cancelTurn = nil
+		s.mu.Unlock()
+	}()
+	before := s.conv.Len()
+	s.conv.Append(llm.User(text))
+	s.out.startTurn()
+	res, err := agent.Run(ctx, s.eng, s.client, s.conv, s.opts)
+	s.out.endTurn()
+	if err != nil && s.conv.Len() == before+1 {
+		// The model never answered: forget the question, so that the
+		// person can ask again without two user messages in a row.
+		s.conv.Truncate(before)
+	}
+	return res, err
+}
+
+func (s *chatSession) oneShot(base context.Context) error {
+	_, err := s.turn(base, s.o.prompt)
+	if err == nil {
+		return nil
+	}
+	switch {
+	case errors.Is(err, errInterrupted) || errors.Is(err, errTerminated):
+		return &exitError{code: ExitEngine, msg: "interrupted"}
+	case errors.Is(err, agent.ErrMaxSteps):
+		return &exitError{code: ExitFailure, msg: oneLine(err.Error())}
+	}
+	return &exitError{code: ExitEngine, msg: s.explain(err)}
+}
+
+func (s *chatSession) repl(base context.Context) error {
+	env := s.env
+	interactive := env.TTY != nil
+	if interactive {
+		infos, _ := s.eng.Tools(base)
+		model := s.client.Model
+		if model == "" {
+			model = "the server's model"
+		}
+		fmt.Fprintf(env.Stderr, "lcp chat: %s at %s, %d tools. /exit to quit, /reset to start over.\n", model, s.client.BaseURL, len(infos))
+	}
+	lines := bufio.NewReader(env.Stdin)
+	failed := 0
+	for {
+		if interactive {
+			fmt.Fprint(env.Stderr, "> ")
+		}
+		line, err := s.readLine(base, lines)
+		if err != nil {
+			if interactive {
+				fmt.Fprintln(env.Stderr)
+			}
+			if errors.Is(err, io.EOF) || errors.Is(err, errInterrupted) {
+				break
+			}
+			if errors.Is(err, errLineTooLong) {
+				fmt.Fprintf(env.Stderr, "lcp: that line is too long (over %d bytes)\n", maxChatLine)
+				continue
+			}
+			return err
+		}
+		text := strings.TrimSpace(line)
+		switch text {
+		case "":
+			continue
+		case "/exit", "/quit":
+			return s.replEnd(failed)
+		case "/reset":
+			s.conv = agent.NewConversation()
+			fmt.Fprintln(env.Stderr, "(conversation cleared)")
+			continue
+		case "/help":
+			fmt.Fprintln(env.Stderr, "Type a message. /reset forgets the conversation, /exit quits. Ctrl-C cancels a turn.")
+			continue
+		}
+		_, err = s.turn(base, text)
+		switch {
+		case err == nil:
+		case errors.Is(err, errTerminated):
+			return &exitError{code: ExitEngine, msg: "terminated"}
+		case errors.Is(err, errInterrupted):
+			fmt.Fprintln(env.Stderr, "(turn cancelled)")
+		default:
+			failed++
+			fmt.Fprintln(env.Stderr, "lcp: "+s.explain(err))
+		}
+		if base.Err() != nil {
+			break
+		}
+	}
+	return s.replEnd(failed)
+}
+
+func (s *chatSession) replEnd(failed int) error {
+	if failed > 0 {
+		return &exitError{code: ExitEngine, msg: fmt.Sprintf("%d turn(s) failed", failed)}
+	}
+	return nil
+}
+
+// readLine reads the next line the person types. The read runs only while
+// the session waits for it, so that nothing reads the terminal while a
+// tool asks its questions there.
+func (s *chatSession) readLine(ctx context.Context, r *bufio.Reader) (string, error) {
+	type result struct {
+		line []byte
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		line, err := readLine(r, maxChatLine)
+		ch <- result{line, err}
+	}()
+	select {
+	case res := <-ch:
+		if res.err == io.EOF && len(res.line) > 0 {
+			return string(res.line), nil
+		}
+		return string(res.line), res.err
+	case <-ctx.Done():
+		// The read goroutine stays blocked on the input; the session is
+		// ending anyway.
+		return "", context.Cause(ctx)
+	}
+}
+
+// explain turns a turn's error into one line, with a hint for the usual
+// configuration mistakes.
+func (s *chatSession) explain(err error) string {
+	msg := oneLine(err.Error())
+	var he *llm.HTTPError
+	if errors.As(err, &he) {
+		switch {
+		case (he.StatusCode == 401 || he.StatusCode == 403) && s.client.APIKey == "":
+			msg += " (no API key: set LCP_API_KEY or OPENAI_API_KEY)"
+		case he.StatusCode == 404 && s.client.Model == "":
+			msg += " (name the model: --model URL#MODEL)"
+		}
+	}
+	return msg
+}
+
+// chatPrinter shows a turn: the model's text on stdout, the tool calls on
+// stderr.
+type chatPrinter struct {
+	env       *Env
+	stdoutTTY bool
+
+	mu       sync.Mutex
+	midLine  bool // streamed text without its final newline yet
+	streamed bool // the current step's text was streamed
+}
+
+func (p *chatPrinter) startTurn() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.midLine, p.streamed = false, false
+}
+
+func (p *chatPrinter) endTurn() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.endLine()
+}
+
+// endLine finishes a streamed line; the caller holds mu.
+func (p *chatPrinter) endLine() {
+	if p.midLine {
+		fmt.Fprintln(p.env.Stdout)
+		p.midLine = false
+	}
+}
+
+func (p *chatPrinter) text(s string) string {
+	if p.stdoutTTY {
+		return safeText(s, true)
+	}
+	return s
+}
+
+func (p *chatPrinter) event(e agent.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch e.Kind {
+	case agent.EventTextDelta:
+		fmt.Fprint(p.env.Stdout, p.text(e.Text))
+		p.midLine = !strings.HasSuffix(e.Text, "\n")
+		p.streamed = true
+	case agent.EventText:
+		if p.streamed {
+			p.endLine()
+		} else {
+			fmt.Fprintln(p.env.Stdout, p.text(strings.TrimRight(e.Text, "\n")))
+		}
+		p.streamed = false
+	case agent.EventToolCall:
+		p.endLine()
+		p.streamed = false
+		fmt.Fprintf(p.env.Stderr, "-> %s %s\n", safeText(e.Call.Function.Name, false), clipLine(e.Call.Function.Arguments, 200))
+	case agent.EventToolResult:
+		res := e.Result
+		took := ""
+		if e.Elapsed >= time.Second {
+			took = fmt.Sprintf(" (%.1fs)", e.Elapsed.Seconds())
+		}
+		name := safeText(e.Call.Function.Name, false)
+		if res.Success {
+			fmt.Fprintf(p.env.Stderr, "<- %s%s: %s\n", name, took, clipLine(res.Text(), 200))
+		} else {
+			fmt.Fprintf(p.env.Stderr, "<- %s failed (%d)%s: %s\n", name, res.StatusCode, took, clipLine(res.Error, 200))
+		}
+		if pi := res.PromptInjection(); pi != "" {
+			fmt.Fprintf(p.env.Stderr, "   + prompt_injection: %s\n", clipLine(pi, 120))
+		}
+	}
+}
+
+// clipLine makes text fit on one line of the tool log: control characters
+// escaped, newlines as spaces, at most n runes.
+func clipLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) > n {
+		s = string(r[:n]) + "..."
+	}
+	return safeText(s, false)
+}
+
+// safeText escapes what a terminal would interpret in text from a model or
+// a tool — control characters (escape sequences) and bidirectional
+// overrides — keeping newlines and tabs when multiline.
+func safeText(s string, multiline bool) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case multiline && (r == '\n' || r == '\t'):
+			b.WriteRune(r)
+		case r == '\n' || r == '\t':
+			b.WriteByte(' ')
+		case unicode.IsControl(r) || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069):
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

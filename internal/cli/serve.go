@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/lcptools/lcp"
+	"github.com/lcptools/lcp/hitl"
+	"github.com/lcptools/lcp/web"
+	"github.com/lcptools/lcp/worker"
+	"github.com/spf13/cobra"
+)
+
+type serveOptions struct {
+	inv         inventoryFlags
+	addr        string
+	open        bool
+	allowRemote bool
+	token       string
+	approve     string
+	verbose     bool
+	// ready, when set, gets the page's URL once the server listens (tests).
+	ready func(url string)
+}
+
+func newServeCmd(env *Env) *cobra.Command {
+	o := &serveOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve [--addr ADDR] [--open]",
+		Short: "Serve the web page: run tools and answer their questions in a browser",
+		Long: `Serve a web page that lists the tools, runs calls with forms built from their
+schemas, shows the results, and answers the tools' confirmations and questions
+while they wait, with a live event log. Stop with Ctrl-C.
+
+The page listens on the loopback interface (--addr 127.0.0.1:7777). Another
+address needs --allow-remote; the printed URL then carries the session token
+(--token, or $LCP_SERVE_TOKEN, or a random one), without which nothing is served.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), env, o) },
+	}
+	o.inv.register(cmd.Flags())
+	f := cmd.Flags()
+	f.StringVar(&o.addr, "addr", "127.0.0.1:7777", "listen `address` (host:port; port 0 picks a free one)")
+	f.BoolVar(&o.open, "open", false, "open the page in the default browser")
+	f.BoolVar(&o.allowRemote, "allow-remote", false, "allow an address other machines can reach (the page then needs its token)")
+	f.StringVar(&o.token, "token", "", "session `token` (default: $LCP_SERVE_TOKEN, else random)")
+	f.StringVar(&o.approve, "approve", "ask", "approval `policy`: ask (the page decides), allow or reject")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "log requests and answers (never their values) on stderr")
+	return cmd
+}
+
+func runServe(ctx context.Context, env *Env, o *serveOptions) error {
+	if err := web.CheckAddr(o.addr, o.allowRemote); err != nil {
+		return &usageError{err}
+	}
+	approval, err := hitl.ParseApproval(o.approve)
+	if err != nil {
+		return &usageError{err}
+	}
+	host, _, _ := net.SplitHostPort(o.addr)
+	remote := !web.IsLoopbackHost(host)
+	token := o.token
+	if token == "" && env.Getenv != nil {
+		token = env.Getenv("LCP_SERVE_TOKEN")
+	}
+	if remote && token != "" && len(token) < 16 {
+		return usagef("--token must be at least 16 characters for a remote page")
+	}
+
+	var logger *slog.Logger
+	if o.verbose {
+		logger = slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	// Nobody but the page answers: requests wait for it (nil front end).
+	broker := hitl.New(nil, &hitl.Options{Policy: hitl.Policy{Approve: approval}, Logger: logger})
+	defer broker.Close()
+
+	var page atomic.Pointer[web.Server]
+	eng, err := o.inv.engine(ctx, func(c *lcp.Config) {
+		c.Respond = broker.Respond
+		c.Logger = logger
+		c.OnOutput = func(out worker.Output) {
+			if s := page.Load(); s != nil {
+				s.Output(out.CallID, out.Stream, out.Data)
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+
+	var hosts []string
+	if remote && host != "" && net.ParseIP(host) == nil {
+		hosts = append(hosts, host)
+	}
+	srv := web.NewServer(eng, broker, &web.Options{Token: token, Remote: remote, Hosts: hosts, Logger: logger})
+	page.Store(srv)
+	defer srv.Close()
+
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	u := pageURL(ln.Addr().String(), host, remote, srv.Token())
+	fmt.Fprintf(env.Stdout, "lcp serve: %s\n", u)
+	if n := len(eng.Diagnostics(ctx)); n > 0 {
+		fmt.Fprintf(env.Stderr, "lcp serve: %d diagnostic(s); see the page or lcp check\n", n)
+	}
+
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	if o.ready != nil {
+		o.ready(u)
+	}
+	if o.open {
+		if err := openBrowser(u); err != nil {
+			fmt.Fprintf(env.Stderr, "lcp serve: could not open a browser (%v); open the URL above\n", err)
+		}
+	}
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	// Calls in flight are cancelled (their questions withdrawn) and the
+	// event streams end, so that the HTTP server can stop; the engine's
+	// workers stop when the deferred Close runs.
+	_ = srv.Close()
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdown); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	fmt.Fprintln(env.Stderr, "lcp serve: stopped")
+	return nil
+}
+
+// pageURL is the address to open: the listener's, with the name the user
+// gave when it was one, and the token when the page needs it.
+func pageURL(listen, host string, remote bool, token string) string {
+	_, port, _ := net.SplitHostPort(listen)
+	switch {
+	case host == "" || host == "0.0.0.0" || host == "::":
+		host = "localhost"
+	}
+	u := url.URL{Scheme: "http", Host: net.JoinHostPort(host, port), Path: "/"}
+	if remote {
+		u.RawQuery = url.Values{"token": {token}}.Encode()
+	}
+	return u.String()
+}
+
+func openBrowser(u string) error {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", u)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", u)
+	default:
+		cmd = exec.Command("xdg-open", u)
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }()
+	return nil
+}
