@@ -1354,6 +1354,17 @@ def worker_setup(init, guardian_pid):
         pass
 
 
+def _set_name(name):
+    # The name ps -o comm and top show (Linux).
+    if _LINUX:
+        try:
+            import ctypes
+
+            ctypes.CDLL(None).prctl(15, ctypes.c_char_p(name), 0, 0, 0)  # PR_SET_NAME
+        except Exception:
+            pass
+
+
 def _remove_cwd_from_path():
     # With -c, sys.path[0] is the CWD, i.e. the workspace: files a tool
     # writes there must not shadow modules.
@@ -1374,10 +1385,12 @@ def main():
     if pid != 0:
         os.close(3)
         os.close(4)
+        _set_name(b"lcp-guardian")
         guardian_main(pid, 5)
         return
     try:
         os.close(5)
+        _set_name(b"lcp-worker")
         worker_setup(init, guardian)
         w = Worker(3, 4, init)
         w.install_process_hooks()

@@ -213,6 +213,15 @@ class WorkerTest(unittest.TestCase):
         self.assertEqual(self.result()[1], b'"yes"')
 
 
+class CompatibilityTest(unittest.TestCase):
+    def test_python_3_9_grammar(self):
+        import ast
+        for name in ("lcp_worker.py",):
+            path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+            with open(path) as f:
+                ast.parse(f.read(), filename=name, feature_version=(3, 9))
+
+
 class AsyncTest(unittest.TestCase):
     def test_coroutine_detection(self):
         async def f():

@@ -291,23 +291,26 @@ func (p *Pool) procFor(ctx context.Context, s *slot) (*proc, error) {
 	}
 	op := s.start
 	if op == nil {
+		// Start in the background: a caller that gives up does not abort
+		// the start that others may be waiting for.
 		op = &startOp{done: make(chan struct{})}
 		s.start = op
 		reset := s.reset
-		s.mu.Unlock()
-		op.pr, op.err = p.spawn(s.g, s)
-		s.mu.Lock()
-		s.start = nil
-		if op.err == nil {
-			s.cur = op.pr
-			if reset {
-				op.pr.resetPending.Store(true)
-				s.reset = false
+		go func() {
+			pr, err := p.spawn(s.g, s)
+			s.mu.Lock()
+			s.start = nil
+			if err == nil {
+				s.cur = pr
+				if reset {
+					pr.resetPending.Store(true)
+					s.reset = false
+				}
 			}
-		}
-		s.mu.Unlock()
-		close(op.done)
-		return op.pr, op.err
+			op.pr, op.err = pr, err
+			s.mu.Unlock()
+			close(op.done)
+		}()
 	}
 	s.mu.Unlock()
 	select {

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -572,31 +573,57 @@ func (pr *proc) answer(pc *pcall, h *inHeader, payload []byte) []byte {
 	return []byte("null")
 }
 
-// drain forwards what the worker (or its children) write to fd 1 or 2.
+// drain forwards what the worker (or its children) write to fd 1 or 2, in
+// chunks of whole lines (a line longer than the buffer is cut).
 func (pr *proc) drain(f *os.File, stream string) {
 	defer pr.drains.Done()
-	br := bufio.NewReaderSize(f, 64<<10)
-	for {
-		line, err := br.ReadSlice('\n')
-		if len(line) > 0 {
-			s := strings.ToValidUTF8(string(line), "\uFFFD")
-			if stream == "stderr" {
-				pr.mu.Lock()
-				keep := strings.TrimRight(s, "\n")
-				if len(keep) > 2048 {
-					keep = keep[:2048]
-				}
-				pr.stderr = append(pr.stderr, keep)
-				if len(pr.stderr) > stderrLines {
-					pr.stderr = pr.stderr[len(pr.stderr)-stderrLines:]
-				}
-				pr.mu.Unlock()
-			}
-			pr.deliver("", stream, s, 0)
-		}
-		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+	const chunk = 64 << 10
+	buf := make([]byte, chunk)
+	var pending []byte
+	flush := func(b []byte) {
+		if len(b) == 0 {
 			return
 		}
+		s := strings.ToValidUTF8(string(b), "\uFFFD")
+		if stream == "stderr" {
+			pr.keepStderr(s)
+		}
+		pr.deliver("", stream, s, 0)
+	}
+	for {
+		n, err := f.Read(buf)
+		pending = append(pending, buf[:n]...)
+		if i := bytes.LastIndexByte(pending, '\n'); i >= 0 {
+			flush(pending[:i+1])
+			pending = append(pending[:0], pending[i+1:]...)
+		}
+		if len(pending) >= chunk {
+			flush(pending)
+			pending = pending[:0]
+		}
+		if err != nil {
+			flush(pending)
+			return
+		}
+	}
+}
+
+// keepStderr remembers the last lines of stderr for crash reports.
+func (pr *proc) keepStderr(s string) {
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	if len(lines) > stderrLines {
+		lines = lines[len(lines)-stderrLines:]
+	}
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	for _, l := range lines {
+		if len(l) > 2048 {
+			l = l[:2048]
+		}
+		pr.stderr = append(pr.stderr, l)
+	}
+	if len(pr.stderr) > stderrLines {
+		pr.stderr = append([]string(nil), pr.stderr[len(pr.stderr)-stderrLines:]...)
 	}
 }
 

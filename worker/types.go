@@ -206,7 +206,8 @@ type Output struct {
 	Library, Workspace string
 	// Stream is "stdout" or "stderr".
 	Stream string
-	// Data is the text (UTF-8, invalid bytes replaced).
+	// Data is the text (UTF-8, invalid bytes replaced). Output without a
+	// call id comes in chunks of whole lines.
 	Data string
 	// Dropped counts characters discarded because the call's output went
 	// past Options.OutputLimit; it is set on a final record with empty Data.
