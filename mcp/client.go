@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -110,7 +112,9 @@ func NewClientToolset(ctx context.Context, servers []ServerConfig, opts *ClientO
 		if sc.Disabled {
 			continue
 		}
-		if err := sc.normalize(func(string) string { return "" }); err != nil {
+		sc.Args = append([]string(nil), sc.Args...)
+		sc.Env, sc.Headers = maps.Clone(sc.Env), maps.Clone(sc.Headers)
+		if err := sc.normalize(os.Getenv); err != nil {
 			return nil, err
 		}
 		if c.byAlias[sc.Alias] != nil {

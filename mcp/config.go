@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
 	"regexp"
@@ -187,7 +188,10 @@ func ParseConfig(data []byte) ([]ServerConfig, error) {
 // "::", a known type, a command for stdio, an http(s) URL for HTTP.
 func (c *ServerConfig) Validate() error {
 	cp := *c
-	return cp.normalize(func(string) string { return "" })
+	cp.Args = append([]string(nil), c.Args...)
+	cp.Env = maps.Clone(c.Env)
+	cp.Headers = maps.Clone(c.Headers)
+	return cp.normalize(os.Getenv)
 }
 
 // normalize infers the type, expands variables and checks the entry.

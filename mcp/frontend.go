@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -21,10 +20,6 @@ type FrontEnd interface {
 	// person could not be asked (the session is gone, the client failed).
 	Ask(ctx context.Context, r *tool.Request) (tool.Response, error)
 }
-
-// ErrNoElicitation is wrapped by the errors of a front end whose client
-// cannot be asked anything.
-var ErrNoElicitation = errors.New("the MCP client does not support elicitation")
 
 // clientFrontEnd asks through one MCP client session: form elicitation
 // for confirmations and questions, URL elicitation to a page of lcp's for
@@ -57,7 +52,9 @@ func (f *clientFrontEnd) Ask(ctx context.Context, r *tool.Request) (tool.Respons
 		return f.askSecret(ctx, r)
 	}
 	if !f.form {
-		return tool.Response{}, fmt.Errorf("%w (%s)", ErrNoElicitation, f.client)
+		// Nobody can be asked through this client: the policy answers,
+		// with a reason that says why.
+		return f.s.opts.Unattended(ctx, r, f.client), nil
 	}
 	p, err := toElicit(r)
 	if err != nil {
@@ -75,6 +72,9 @@ func (f *clientFrontEnd) Ask(ctx context.Context, r *tool.Request) (tool.Respons
 // page lcp serves on loopback for this one request, where the person types
 // the secret into a masked field.
 func (f *clientFrontEnd) askSecret(ctx context.Context, r *tool.Request) (tool.Response, error) {
+	if !f.url && !f.form {
+		return f.s.opts.Unattended(ctx, r, f.client), nil
+	}
 	if !f.url {
 		return r.Declined(fmt.Sprintf("lcp cannot ask for a secret through the MCP client %s: MCP forbids secrets in form elicitation, and this client does not support URL-mode elicitation, through which lcp would open a page of its own. Give the value to the tool another way (environment or host configuration).", f.client)), nil
 	}
@@ -163,8 +163,6 @@ func (s *Server) respond(ctx context.Context, fe *clientFrontEnd, always *always
 	case err == nil:
 	case ctx.Err() != nil:
 		return r.Cancelled("The call was cancelled.")
-	case errors.Is(err, ErrNoElicitation):
-		return s.opts.Unattended(ctx, r, fe.client)
 	case actx.Err() != nil && r.Kind == tool.KindConfirm:
 		return r.Declined("Approval request timed out.")
 	case actx.Err() != nil:

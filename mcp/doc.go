@@ -1,0 +1,40 @@
+// Package mcp connects lcp and the Model Context Protocol, both ways, with
+// the official Go SDK.
+//
+// As a client, NewClientToolset turns MCP servers (stdio commands,
+// streamable HTTP or legacy SSE endpoints; see ServerConfig and
+// LoadConfig for the configuration shapes, including the "mcpServers"
+// file of desktop assistants) into a tool.Toolset whose tools are named
+// "<alias>::<tool>". Results go through tool.Normalize like those of any
+// tool; a server's elicitations surface as Requests of the call that
+// caused them (forms, text and select questions, a confirmation to open
+// the link of a URL elicitation); progress reaches WithProgress
+// listeners; a stdio server that dies is reported with its exit status
+// and started again on the next call.
+//
+// As a server, NewServer serves any tool.Toolset over stdio (ServeStdio)
+// or streamable HTTP (Handler, ListenAndServe): confirmations become form
+// elicitations asking allow, always or reject; questions become forms;
+// secrets are typed into a one-time page lcp serves on loopback, opened
+// through URL-mode elicitation, and never pass through the client. The
+// HTTP endpoint binds to loopback by default and checks Host, Origin, an
+// optional bearer token and the size of requests.
+//
+//	servers, err := mcp.LoadConfig("mcp.json")
+//	if err != nil {
+//		return err
+//	}
+//	remote, err := mcp.NewClientToolset(ctx, servers, nil)
+//	if err != nil {
+//		return err
+//	}
+//	defer remote.Close()
+//	res, err := tool.Call(ctx, remote, "fs::read_file", json.RawMessage(`{"path":"notes.txt"}`), nil)
+//
+//	// And the other way: serve an inventory to MCP clients over stdio.
+//	srv := mcp.NewServer(inventory, &mcp.ServerOptions{Broker: broker.Respond, WithFrontEnd: func(ctx context.Context, fe mcp.FrontEnd) context.Context {
+//		return hitl.WithFrontEnd(ctx, fe)
+//	}})
+//	defer srv.Close()
+//	err = srv.ServeStdio(ctx)
+package mcp
