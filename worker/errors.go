@@ -94,10 +94,26 @@ type CrashError struct {
 
 func (e *CrashError) Error() string {
 	s := "worker: the python worker died: " + e.Reason
-	if n := len(e.Stderr); n > 0 {
-		s += " (last stderr: " + strings.TrimSpace(e.Stderr[n-1]) + ")"
+	if line := e.stderrSummary(); line != "" {
+		s += " (stderr: " + line + ")"
 	}
 	return s
+}
+
+// stderrSummary picks the most telling stderr line: Python's fatal error
+// report if there is one, else the last non-empty line.
+func (e *CrashError) stderrSummary() string {
+	last := ""
+	for _, l := range e.Stderr {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "Fatal Python error") {
+			return l
+		}
+		if l != "" {
+			last = l
+		}
+	}
+	return last
 }
 
 // InterpreterError reports a Python interpreter that is missing, cannot run

@@ -422,7 +422,11 @@ class RoutedStream(io.TextIOBase):
         return self._fd
 
     def flush(self):
-        pass
+        # print(..., flush=True) delivers at once instead of with the next
+        # periodic flush.
+        call = _thread_call()
+        if call is not None and not call.finished:
+            call.flush_output()
 
     def write(self, s):
         if not isinstance(s, str):
@@ -978,7 +982,8 @@ class Worker(object):
             with self.wlock:
                 if os.getpid() == self.pid:
                     try:
-                        write_all(self.wfd, struct.pack(">I", len(body) + len(data)) + body + data)
+                        write_all(self.wfd, struct.pack(">I", len(body) + len(data)) + body)
+                        write_all(self.wfd, data)
                     except OSError:
                         os._exit(0)
             return
@@ -1068,6 +1073,8 @@ class Worker(object):
             data, notes = to_json(value)
         except ConversionError as e:
             return {"exception": {"type": "ValueError", "message": str(e), "traceback": ""}}
+        except MemoryError as e:
+            return {"exception": describe_exception(e)}
         value = None
         if len(data) > self.max_result:
             return {"too_large": len(data)}

@@ -164,7 +164,7 @@ func (p *Pool) run(ctx context.Context, op string, req *Request, host Host) (*in
 		return nil, nil, false, err
 	}
 	defer s.inflight.Add(-1)
-	pr, err := p.procFor(ctx, s)
+	pr, err := p.procFor(ctx, s, req.Function)
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -276,7 +276,7 @@ func (g *group) pick() *slot {
 }
 
 // procFor returns the slot's live process, starting one if needed.
-func (p *Pool) procFor(ctx context.Context, s *slot) (*proc, error) {
+func (p *Pool) procFor(ctx context.Context, s *slot, fn string) (*proc, error) {
 	s.mu.Lock()
 	if pr := s.cur; pr != nil {
 		if !pr.isDead() {
@@ -317,7 +317,7 @@ func (p *Pool) procFor(ctx context.Context, s *slot) (*proc, error) {
 	case <-op.done:
 		return op.pr, op.err
 	case <-ctx.Done():
-		return nil, ctxError(ctx, "", 0)
+		return nil, ctxError(ctx, fn, 0)
 	}
 }
 
