@@ -151,6 +151,9 @@ type prompter interface {
 // the conversation holds is answered by a tool message, even when the turn
 // is cancelled, so that the conversation can go on.
 func Run(ctx context.Context, ts tool.Toolset, model Model, conv *Conversation, opts *Options) (*Result, error) {
+	if ts == nil || model == nil || conv == nil {
+		return &Result{}, errors.New("agent: Run needs a toolset, a model and a conversation")
+	}
 	if opts == nil {
 		opts = &Options{}
 	}
