@@ -36,10 +36,12 @@ type chatOptions struct {
 	maxSteps    int
 	maxTokens   int
 	temperature float64
-	llmTimeout  time.Duration
-	stream      bool
-	yes         bool
-	approve     string
+	// temperatureSet: --temperature was given (else the server decides).
+	temperatureSet bool
+	llmTimeout     time.Duration
+	stream         bool
+	yes            bool
+	approve        string
 }
 
 func newChatCmd(env *Env) *cobra.Command {
@@ -72,9 +74,7 @@ questions take their default answer or are declined.`,
 			if !cmd.Flags().Changed("stream") {
 				o.stream = env.stdoutIsTerminal()
 			}
-			if !cmd.Flags().Changed("temperature") {
-				o.temperature = -1
-			}
+			o.temperatureSet = cmd.Flags().Changed("temperature")
 			return runChat(cmd, env, o)
 		},
 	}
@@ -115,6 +115,9 @@ func (o *chatOptions) client(env *Env) (*llm.Client, error) {
 	}
 	if o.maxSteps <= 0 {
 		return nil, usagef("--max-steps must be at least 1")
+	}
+	if o.temperatureSet && o.temperature < 0 {
+		return nil, usagef("--temperature must not be negative")
 	}
 	return &llm.Client{BaseURL: base, Model: name, APIKey: llm.APIKeyFromEnv(env.Getenv), Timeout: o.llmTimeout}, nil
 }
@@ -202,7 +205,7 @@ func runChat(cmd *cobra.Command, env *Env, o *chatOptions) error {
 		Respond:   respond,
 		OnEvent:   s.out.event,
 	}
-	if o.temperature >= 0 {
+	if o.temperatureSet {
 		t := o.temperature
 		s.opts.Temperature = &t
 	}

@@ -91,6 +91,9 @@ func TestChatPromptPythonTool(t *testing.T) {
 		first.Messages[0].Content != "Be brief.\n\nThe calculator is exact." || first.LastUserText() != "What is 2+3?" {
 		t.Errorf("first request: model %q messages %+v", first.Model, first.Messages)
 	}
+	if _, set := first.Fields["temperature"]; set {
+		t.Error("a temperature was sent without --temperature")
+	}
 	if diff := cmp.Diff([]string{"tool_add"}, first.ToolNames()); diff != "" {
 		t.Errorf("tools mismatch (-want +got):\n%s", diff)
 	}
@@ -149,7 +152,7 @@ func TestChatApproval(t *testing.T) {
 func TestChatREPL(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Text("one"), llmtest.Text("two"), llmtest.Text("three"))
 	stdout, stderr, code := chatRun(t, "hello\n\n  \nagain\n/reset\nfresh\n/exit\nignored\n", nil,
-		"chat", "--file", filepath.Join(t.TempDir(), "none.py"), "--model", srv.BaseURL(), "--system", "")
+		"chat", "--file", filepath.Join(t.TempDir(), "none.py"), "--model", srv.BaseURL(), "--system", "", "--temperature", "0.3", "--max-tokens", "50")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -174,6 +177,9 @@ func TestChatREPL(t *testing.T) {
 	}
 	if reqs[0].Model != "test-model" {
 		t.Errorf("model %q: the server's only model was not picked", reqs[0].Model)
+	}
+	if got := string(reqs[0].Fields["temperature"]); got != "0.3" || reqs[0].MaxTokens != 50 {
+		t.Errorf("temperature %s, max_tokens %d", got, reqs[0].MaxTokens)
 	}
 }
 
@@ -239,6 +245,7 @@ func TestChatUsage(t *testing.T) {
 		{"two names", nil, []string{"--model", "http://h/v1#a", "--model-name", "b", "--prompt", "x"}, `names model "a" and --model-name "b"`},
 		{"several models", nil, []string{"--model", srv.BaseURL(), "--prompt", "x"}, "serves several models (a, b)"},
 		{"bad steps", nil, []string{"--model", srv.BaseURL() + "#a", "--max-steps", "0"}, "--max-steps"},
+		{"negative temperature", nil, []string{"--model", srv.BaseURL() + "#a", "--temperature", "-1"}, "--temperature must not be negative"},
 		{"bad approve", nil, []string{"--model", srv.BaseURL() + "#a", "--approve", "maybe"}, "maybe"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
