@@ -22,7 +22,7 @@ func TestCrashClassification(t *testing.T) {
 	}{
 		{name: "os._exit", st: workerStatus{Exit: exit(3)}, ok: true, cause: CauseExit, reason: "exited with code 3"},
 		{name: "segfault", st: workerStatus{Signal: 11}, ok: true, cause: CauseSignal, reason: "signal 11 (segmentation fault)",
-			stderr: []string{"Fatal Python error: Segmentation fault", "", "Current thread 0x1 (most recent call first):", "  File \"x.py\", line 3 in f"},
+			stderr:  []string{"Fatal Python error: Segmentation fault", "", "Current thread 0x1 (most recent call first):", "  File \"x.py\", line 3 in f"},
 			message: "(stderr: Fatal Python error: Segmentation fault)"},
 		{name: "oom killer", st: workerStatus{Signal: 9}, ok: true, cause: CauseOOM, reason: "out-of-memory killer"},
 		{name: "sigkill with a limit", st: workerStatus{Signal: 9}, ok: true, limit: 1 << 30, cause: CauseMemoryLimit, reason: "memory limit is 1073741824 bytes"},

@@ -38,6 +38,7 @@ type Pool struct {
 	closed bool
 	groups map[groupKey]*group
 	procs  map[*proc]struct{}
+	reaper chan struct{} // closed by Close; nil until a reaper runs
 }
 
 // groupKey identifies the workers of one library in one workspace.
@@ -170,6 +171,7 @@ func (p *Pool) run(ctx context.Context, op string, req *Request, host Host) (*in
 	}
 	reset := pr.resetPending.CompareAndSwap(true, false)
 	h, payload, err := pr.call(ctx, op, req, host)
+	pr.lastUsed.Store(time.Now().UnixNano())
 	if err != nil {
 		if reset {
 			pr.resetPending.Store(true)
@@ -341,7 +343,39 @@ func (p *Pool) addProc(pr *proc) bool {
 		return false
 	}
 	p.procs[pr] = struct{}{}
+	if p.opts.IdleTimeout > 0 && p.reaper == nil {
+		p.reaper = make(chan struct{})
+		go p.reapIdle(p.reaper)
+	}
 	return true
+}
+
+// reapIdle stops workers that have been idle for Options.IdleTimeout.
+func (p *Pool) reapIdle(stop chan struct{}) {
+	tick := time.NewTicker(max(p.opts.IdleTimeout/4, 50*time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		cutoff := time.Now().Add(-p.opts.IdleTimeout).UnixNano()
+		for _, pr := range p.liveProcs(nil) {
+			s := pr.slot
+			s.mu.Lock()
+			idle := s.cur == pr && s.inflight.Load() == 0 && pr.lastUsed.Load() < cutoff
+			if idle {
+				s.cur = nil
+				pr.closing.Store(true)
+			}
+			s.mu.Unlock()
+			if idle {
+				p.log.Debug("stopping idle worker", "library", pr.lib.Path, "workspace", pr.workspace)
+				go pr.shutdown()
+			}
+		}
+	}
 }
 
 func (p *Pool) removeProc(pr *proc) {
@@ -396,6 +430,9 @@ func (p *Pool) Close() error {
 		return nil
 	}
 	p.closed = true
+	if p.reaper != nil {
+		close(p.reaper)
+	}
 	procs := make([]*proc, 0, len(p.procs))
 	for pr := range p.procs {
 		procs = append(procs, pr)

@@ -33,6 +33,7 @@ type proc struct {
 	maxFrame  int
 
 	wpid         atomic.Int64 // worker: its pid is its process group
+	lastUsed     atomic.Int64 // unix nanoseconds of the last call's end
 	resetPending atomic.Bool
 	closing      atomic.Bool
 
@@ -182,6 +183,7 @@ func (p *Pool) spawn(g *group, s *slot) (*proc, error) {
 		dead:       make(chan struct{}),
 		calls:      make(map[uint64]*pcall),
 	}
+	pr.lastUsed.Store(time.Now().UnixNano())
 	if !p.addProc(pr) {
 		killGroup(pr.gpid, syscall.SIGKILL)
 		closeAll()

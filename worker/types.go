@@ -50,6 +50,11 @@ type Options struct {
 
 	// StartTimeout bounds a worker's start-up handshake (default 30s).
 	StartTimeout time.Duration
+
+	// IdleTimeout stops a worker that served no call for this long (its
+	// module state goes with it; the next call starts a fresh worker without
+	// reporting a reset). 0 keeps workers until Close or Release.
+	IdleTimeout time.Duration
 }
 
 // Library identifies one tool library. Path is its identity: two libraries
