@@ -35,6 +35,7 @@ type TimeoutError struct {
 	Killed bool
 }
 
+// Error says which call timed out and whether its worker was killed.
 func (e *TimeoutError) Error() string {
 	s := fmt.Sprintf("worker: call of %s timed out", e.Function)
 	if e.Timeout > 0 {
@@ -92,6 +93,7 @@ type CrashError struct {
 	Stderr []string
 }
 
+// Error says why the worker died, with its most telling stderr line.
 func (e *CrashError) Error() string {
 	s := "worker: the python worker died: " + e.Reason
 	if line := e.stderrSummary(); line != "" {
@@ -127,6 +129,7 @@ type InterpreterError struct {
 	Err error
 }
 
+// Error says what is wrong with the interpreter and what is required.
 func (e *InterpreterError) Error() string {
 	switch {
 	case e.Version != "":
@@ -138,6 +141,7 @@ func (e *InterpreterError) Error() string {
 	}
 }
 
+// Unwrap returns the underlying error.
 func (e *InterpreterError) Unwrap() error { return e.Err }
 
 // ProtocolError reports a worker that broke the protocol, or an internal
@@ -149,6 +153,7 @@ type ProtocolError struct {
 	Err error
 }
 
+// Error describes the violation.
 func (e *ProtocolError) Error() string {
 	if e.Err != nil {
 		return "worker: protocol error: " + e.Msg + ": " + e.Err.Error()
@@ -156,6 +161,7 @@ func (e *ProtocolError) Error() string {
 	return "worker: protocol error: " + e.Msg
 }
 
+// Unwrap returns the underlying error.
 func (e *ProtocolError) Unwrap() error { return e.Err }
 
 // ResultTooLargeError reports a return value above Options.MaxResultBytes.
@@ -164,6 +170,7 @@ type ResultTooLargeError struct {
 	Size, Limit int64
 }
 
+// Error gives the size and the limit.
 func (e *ResultTooLargeError) Error() string {
 	return fmt.Sprintf("worker: the tool's return value is %d bytes of JSON, over the limit of %d bytes", e.Size, e.Limit)
 }
