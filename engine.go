@@ -27,8 +27,10 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/lcptools/lcp/agent"
 	"github.com/lcptools/lcp/binding"
 	"github.com/lcptools/lcp/hitl"
+	"github.com/lcptools/lcp/llm"
 	"github.com/lcptools/lcp/tool"
 	"github.com/lcptools/lcp/worker"
 )
@@ -63,6 +65,9 @@ type Config struct {
 	// Toolsets are more toolsets for the inventory (native Go tools of
 	// the host, MCP servers...), after the LCP tools; first name wins.
 	Toolsets []tool.Toolset
+	// LLM is the host's language model: Python tools reach it through
+	// lollms_client_instance.generate_text. Nil: they see llm as None.
+	LLM *llm.Client
 	// Respond answers the confirmations and questions of calls made with
 	// Engine.Call and ExecuteTool. Nil: confirmations are rejected and
 	// questions declined, with a reason that says so.
@@ -271,10 +276,18 @@ func (h engineHost) ExecuteTool(ctx context.Context, name string, params json.Ra
 	return raw
 }
 
-func (h engineHost) HasLLM() bool { return false }
+func (h engineHost) HasLLM() bool { return h.e.cfg.LLM != nil }
 
-func (h engineHost) Generate(context.Context, worker.GenerateRequest) (string, error) {
-	return "", errors.New("no LLM is configured in this host")
+// Generate runs the host's LLM for a Python tool's generate_text.
+func (h engineHost) Generate(ctx context.Context, r worker.GenerateRequest) (string, error) {
+	if h.e.cfg.LLM == nil {
+		return "", errors.New("no LLM is configured in this host")
+	}
+	return h.e.cfg.LLM.GenerateJSON(ctx, r.Prompt, r.Options)
 }
 
-func (h engineHost) Discussion(context.Context) json.RawMessage { return nil }
+// Discussion returns the conversation of the agent loop the call belongs
+// to, if any (discussion_instance).
+func (h engineHost) Discussion(ctx context.Context) json.RawMessage {
+	return agent.DiscussionFromContext(ctx)
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lcptools/lcp"
+	"github.com/lcptools/lcp/llm/llmtest"
 	"github.com/lcptools/lcp/native"
 	"github.com/lcptools/lcp/tool"
 )
@@ -137,5 +138,23 @@ func TestInvalidAutonomyIsAConfigError(t *testing.T) {
 	_, err := lcp.New(context.Background(), &lcp.Config{HostToolConfigs: map[string]map[string]any{"system_shell": {"autonomy_level": "yolo"}}})
 	if err == nil || !strings.Contains(err.Error(), "yolo") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+func TestOmniToolGeneratesWithTheHostLLM(t *testing.T) {
+	needPython(t)
+	srv := llmtest.New(t, llmtest.Text("  A lighthouse holds the storm at bay.  "))
+	eng, err := lcp.New(context.Background(), &lcp.Config{ToolsFolders: []string{"testdata/omni"}, Workspace: t.TempDir(), LLM: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	res := eng.ExecuteTool(context.Background(), "tool_caption", json.RawMessage(`{"subject":"a lighthouse"}`))
+	if !res.Success || res.Text() != "A lighthouse holds the storm at bay." {
+		t.Fatalf("caption: %+v", res)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 || reqs[0].LastUserText() != "Caption for a lighthouse" || reqs[0].MaxTokens != 32 {
+		t.Fatalf("the LLM saw %+v", reqs)
 	}
 }

@@ -190,6 +190,7 @@ func runChat(cmd *cobra.Command, env *Env, o *chatOptions) error {
 	eng, err := o.inv.engine(base, func(c *lcp.Config) {
 		c.Respond = respond
 		c.DynamicPrompts = true
+		c.LLM = client
 	})
 	if err != nil {
 		return err

@@ -327,8 +327,7 @@ def tool_caption(subject: str, lollms_client_instance=None):
 
 // TestChatHostServices checks what Python tools get from lcp chat: the
 // conversation as discussion_instance and the model as
-// lollms_client_instance.generate_text. Both need the engine's wiring;
-// until it is there the test says so and skips.
+// lollms_client_instance.generate_text.
 func TestChatHostServices(t *testing.T) {
 	chatNeedPython(t)
 	dir := toolFolder(t, map[string]string{"host.py": hostPy})
@@ -339,9 +338,6 @@ func TestChatHostServices(t *testing.T) {
 			t.Fatalf("exit %d\n%s", code, stderr)
 		}
 		m, _ := srv.Requests()[1].ToolMessage("p")
-		if m.Content == "None" {
-			t.Skip("the engine does not give Python tools the conversation yet (lcp engineHost.Discussion -> agent.DiscussionFromContext)")
-		}
 		if m.Content != "remember plum | 2" {
 			t.Errorf("tool message %q", m.Content)
 		}
@@ -359,10 +355,6 @@ func TestChatHostServices(t *testing.T) {
 			t.Fatalf("exit %d\n%s", code, stderr)
 		}
 		reqs := srv.Requests()
-		m, _ := reqs[1].ToolMessage("g")
-		if strings.HasPrefix(m.Content, "RuntimeError") {
-			t.Skip("the engine does not give Python tools the chat model yet (lcp engineHost.Generate -> llm.Client.GenerateJSON): " + m.Content)
-		}
 		gen := reqs[1]
 		if gen.LastUserText() != "Caption a storm" || gen.MaxTokens != 16 || len(gen.Tools) != 0 {
 			t.Errorf("generation request: %s", gen.Body)
