@@ -95,6 +95,15 @@ def tool_fork_child():
     q = subprocess.Popen(["sleep", "1001"])
     return [p.pid, q.pid]
 
+def _square(x):
+    print("child computes", x)
+    return x * x
+
+def tool_multiprocessing():
+    import multiprocessing
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        return pool.map(_square, [1, 2, 3])
+
 def tool_big_string():
     return "z" * (50 * 1024 * 1024)
 
@@ -141,6 +150,7 @@ func TestFaults(t *testing.T) {
 		{name: "fd write 100MB", fn: "tool_fd_100mb", want: want{value: `"written"`}},
 		{name: "close fd 1 and 2", fn: "tool_close_fds", want: want{value: `"closed"`}},
 		{name: "fork child", fn: "tool_fork_child"},
+		{name: "multiprocessing", fn: "tool_multiprocessing", want: want{value: `[1,4,9]`}},
 		{name: "50MB string", fn: "tool_big_string"},
 		{name: "worker sabotage", fn: "tool_break_worker", want: want{value: `"sabotaged"`}},
 	}

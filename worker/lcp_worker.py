@@ -782,6 +782,10 @@ class Worker(object):
                     os.close(fd)
                 except OSError:
                     pass
+            # The child cannot speak the protocol: what it prints goes to
+            # fds 1 and 2, which the engine drains.
+            sys.stdout = sys.__stdout__
+            sys.stderr = sys.__stderr__
 
         os.register_at_fork(after_in_child=after_fork_in_child)
 
@@ -1116,6 +1120,35 @@ class Worker(object):
 
     # -- loading -----------------------------------------------------------
 
+    _parents_ready = False
+
+    def _ensure_parent_packages(self):
+        """Make lollms_client.tools_bindings.lcp importable.
+
+        pickle (multiprocessing, process pools) imports a function's module
+        by name, parents first. Without the real lollms_client package, stub
+        packages stand in for the parents; with it, it is left alone.
+        """
+        if self._parents_ready:
+            return
+        self._parents_ready = True
+        import importlib.util
+
+        try:
+            if importlib.util.find_spec("lollms_client") is not None:
+                return
+        except (ImportError, ValueError):
+            pass
+        parent = None
+        for name in ("lollms_client", "lollms_client.tools_bindings", "lollms_client.tools_bindings.lcp"):
+            if name not in sys.modules:
+                pkg = types.ModuleType(name)
+                pkg.__path__ = []
+                sys.modules[name] = pkg
+                if parent is not None:
+                    setattr(parent, name.rsplit(".", 1)[1], pkg)
+            parent = sys.modules[name]
+
     def _ensure_loaded(self, call, config):
         mod = self.module
         if mod is not None:
@@ -1124,6 +1157,7 @@ class Worker(object):
             if self.module is not None:
                 return self.module, None, False
             name = MODULE_PREFIX + self.stem
+            self._ensure_parent_packages()
             try:
                 if self.code:
                     mod = types.ModuleType(name)
