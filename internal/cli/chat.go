@@ -190,7 +190,9 @@ func runChat(cmd *cobra.Command, env *Env, o *chatOptions) error {
 	eng, err := o.inv.engine(base, func(c *lcp.Config) {
 		c.Respond = respond
 		c.DynamicPrompts = true
-		c.LLM = client
+		if c.LLM == nil { // --llm, when given, is what the tools use
+			c.LLM = client
+		}
 	})
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lcptools/lcp"
+	"github.com/lcptools/lcp/llm"
 	"github.com/spf13/pflag"
 )
 
@@ -20,6 +21,17 @@ type inventoryFlags struct {
 	python     string
 	timeout    time.Duration
 	noCoerce   bool
+	llm        string
+	// getenv reads the environment (the API key of --llm); nil means
+	// os.Getenv.
+	getenv func(string) string
+}
+
+func (f *inventoryFlags) lookupEnv() func(string) string {
+	if f.getenv != nil {
+		return f.getenv
+	}
+	return os.Getenv
 }
 
 func (f *inventoryFlags) register(fs *pflag.FlagSet) {
@@ -30,6 +42,7 @@ func (f *inventoryFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.python, "python", "", "Python `interpreter` for Python tools (default: python3 on PATH)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "time limit of each call, e.g. 30s (default: none)")
 	fs.BoolVar(&f.noCoerce, "no-coerce", false, "pass string arguments to Python tools as given, without coercion")
+	fs.StringVar(&f.llm, "llm", "", "OpenAI-compatible `endpoint` (BASE_URL[#MODEL]) that Python tools reach through lollms_client_instance.generate_text; key from $LCP_API_KEY or $OPENAI_API_KEY")
 }
 
 // config builds the engine configuration the flags describe.
@@ -50,6 +63,13 @@ func (f *inventoryFlags) config() (*lcp.Config, error) {
 		if err := json.Unmarshal(raw, &cfg.HostToolConfigs); err != nil {
 			return nil, usagef("--host-config %s: not a JSON object of objects keyed by library stem: %v", f.hostConfig, err)
 		}
+	}
+	if f.llm != "" {
+		base, model, err := llm.ParseEndpoint(f.llm)
+		if err != nil {
+			return nil, usagef("--llm: %v", err)
+		}
+		cfg.LLM = &llm.Client{BaseURL: base, Model: model, APIKey: llm.APIKeyFromEnv(f.lookupEnv())}
 	}
 	if f.workspace != "" {
 		st, err := os.Stat(f.workspace)
