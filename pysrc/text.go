@@ -219,6 +219,9 @@ func paramDocs(doc string) map[string]string {
 	}
 	var docs map[string]string
 	for _, line := range pySplitLines(doc) {
+		if !strings.ContainsAny(line, ":-") {
+			continue // the pattern needs a ':' or '-'
+		}
 		line = pyStrip(line)
 		m := paramDocRE.FindStringSubmatch(line)
 		if m == nil {

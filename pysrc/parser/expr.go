@@ -198,7 +198,9 @@ func (p *parser) parseComparison() ast.Expr {
 }
 
 func (p *parser) binary(pos token.Pos, left ast.Expr, op token.Token, right ast.Expr) ast.Expr {
-	return &ast.BinOp{Span: span(pos, p.prevEnd()), Left: left, Op: op, Right: right}
+	b := take(&p.slab.binops)
+	b.Span, b.Left, b.Op, b.Right = span(pos, p.prevEnd()), left, op, right
+	return b
 }
 
 func (p *parser) parseBitOr() ast.Expr {
@@ -331,14 +333,18 @@ func (p *parser) parsePrimary() ast.Expr {
 		case token.DOT:
 			p.next()
 			name := p.parseIdent()
-			x = &ast.Attribute{Span: span(pos, p.prevEnd()), Value: x, Attr: name}
+			a := take(&p.slab.attrs)
+			a.Span, a.Value, a.Attr = span(pos, p.prevEnd()), x, name
+			x = a
 		case token.LPAR:
 			p.enter()
 			p.next()
 			args, kws := p.parseCallArgs(true)
 			p.expect(token.RPAR)
 			p.leave()
-			x = &ast.Call{Span: span(pos, p.prevEnd()), Func: x, Args: args, Keywords: kws}
+			c := take(&p.slab.calls)
+			c.Span, c.Func, c.Args, c.Keywords = span(pos, p.prevEnd()), x, args, kws
+			x = c
 		case token.LSQB:
 			p.enter()
 			p.next()
@@ -427,7 +433,9 @@ func (p *parser) parseCallArgs(genexp bool) (args []ast.Expr, kws []*ast.Keyword
 			p.next()
 			p.next()
 			v := p.parseExpression()
-			kws = append(kws, &ast.Keyword{Span: span(pos, p.prevEnd()), Arg: name, Value: v})
+			k := take(&p.slab.kws)
+			k.Span, k.Arg, k.Value = span(pos, p.prevEnd()), name, v
+			kws = append(kws, k)
 			sawKeyword = true
 		default:
 			v := p.parseNamedExpression()
@@ -518,16 +526,19 @@ func (p *parser) parseAtom() ast.Expr {
 	pos := p.pos
 	switch p.tok {
 	case token.NAME:
-		name := &ast.Name{Span: span(pos, p.end), Id: p.lit}
+		name := take(&p.slab.names)
+		name.Span, name.Id = span(pos, p.end), p.lit
 		p.next()
 		return name
 	case token.TRUE, token.FALSE, token.NONE, token.ELLIPSIS:
 		kind := map[token.Token]ast.ConstKind{token.TRUE: ast.True, token.FALSE: ast.False, token.NONE: ast.None, token.ELLIPSIS: ast.Ellipsis}[p.tok]
-		c := &ast.Constant{Span: span(pos, p.end), Kind: kind}
+		c := take(&p.slab.consts)
+		c.Span, c.Kind = span(pos, p.end), kind
 		p.next()
 		return c
 	case token.NUMBER:
-		c := &ast.Constant{Span: span(pos, p.end), Raw: p.lit, Kind: numberKind(p.lit)}
+		c := take(&p.slab.consts)
+		c.Span, c.Raw, c.Kind = span(pos, p.end), p.lit, numberKind(p.lit)
 		p.next()
 		return c
 	case token.STRING, token.FSTRING_START:
@@ -785,7 +796,8 @@ func (p *parser) parseParam(annotations, star bool) *ast.Arg {
 	if p.tok != token.NAME {
 		p.fail()
 	}
-	arg := &ast.Arg{Name: p.lit}
+	arg := take(&p.slab.args)
+	arg.Name = p.lit
 	p.next()
 	if annotations && p.got(token.COLON) {
 		if star && p.tok == token.STAR {

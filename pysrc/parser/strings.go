@@ -251,10 +251,10 @@ func (p *parser) debugText(start token.Pos, first int) string {
 	}
 	prev := start
 	for k := first; k < p.i; k++ {
-		t := p.toks[k]
-		gap(prev, t.pos)
-		b.Write(p.src[p.file.Offset(t.pos):p.file.Offset(t.end)])
-		prev = t.end
+		t := p.tokAt(k)
+		gap(prev, t.Pos)
+		b.Write(p.src[p.file.Offset(t.Pos):p.file.Offset(t.End)])
+		prev = t.End
 	}
 	gap(prev, p.pos)
 	return b.String()

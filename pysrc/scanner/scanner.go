@@ -35,10 +35,12 @@ import (
 // ErrorHandler is called for every error the scanner finds.
 type ErrorHandler func(pos token.Position, msg string)
 
+// item is a queued token. It holds no pointers (the literal is sliced
+// from the source when the token is returned), which keeps queueing cheap.
 type item struct {
-	pos, end token.Pos
+	pos, end int
 	tok      token.Token
-	lit      string
+	norm     int // index+1 in Scanner.norms of a normalized name, or 0
 }
 
 type bracket struct {
@@ -66,6 +68,7 @@ type mode struct {
 type Scanner struct {
 	file *token.File
 	src  []byte
+	text string // src as a string, so literals are substrings, not copies
 	err  ErrorHandler
 
 	// ErrorCount is the number of errors reported so far.
@@ -78,17 +81,17 @@ type Scanner struct {
 	brackets   []bracket
 	modes      []mode
 	queue      []item
+	norms      []string
 	qhead      int
 	lastTok    token.Token
 	lastEnd    token.Pos
 	done       bool
-	sawEOF     bool
 }
 
 // Init prepares s to tokenize src. A leading UTF-8 byte-order mark is
 // skipped. err may be nil.
 func (s *Scanner) Init(file *token.File, src []byte, err ErrorHandler) {
-	*s = Scanner{file: file, src: src, err: err, atBOL: true, indents: []int{0}, altIndents: []int{0}, lastTok: token.NEWLINE}
+	*s = Scanner{file: file, src: src, text: string(src), err: err, atBOL: true, indents: []int{0}, altIndents: []int{0}, lastTok: token.NEWLINE}
 	if bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
 		s.offs = 3
 	}
@@ -117,8 +120,14 @@ func (s *Scanner) peek(k int) byte {
 
 func (s *Scanner) eof() bool { return s.offs >= len(s.src) }
 
-func (s *Scanner) push(pos, end int, tok token.Token, lit string) {
-	s.queue = append(s.queue, item{s.file.Pos(pos), s.file.Pos(end), tok, lit})
+func (s *Scanner) push(pos, end int, tok token.Token) {
+	s.queue = append(s.queue, item{pos, end, tok, 0})
+}
+
+// pushNorm queues a name whose literal differs from its source text.
+func (s *Scanner) pushNorm(pos, end int, tok token.Token, lit string) {
+	s.norms = append(s.norms, lit)
+	s.queue = append(s.queue, item{pos, end, tok, len(s.norms)})
 }
 
 // TokenEnd returns the position just after the last token returned by Scan.
@@ -126,21 +135,45 @@ func (s *Scanner) TokenEnd() token.Pos { return s.lastEnd }
 
 // Scan returns the next token: its position, kind and literal text. The
 // literal is the normalized identifier for NAME, the raw source text for
-// NUMBER, STRING, FSTRING_START, FSTRING_MIDDLE and FSTRING_END, and empty
-// otherwise. After the end of the source Scan returns EOF forever.
+// keywords, NUMBER, STRING, FSTRING_START, FSTRING_MIDDLE, FSTRING_END and
+// ILLEGAL, and empty otherwise. After the end of the source Scan returns
+// EOF forever.
 func (s *Scanner) Scan() (token.Pos, token.Token, string) {
+	t := s.Next()
+	return t.Pos, t.Tok, s.Lit(t)
+}
+
+// Item is a scanned token in a form without pointers (cheap to store in
+// bulk); Scanner.Lit gives its literal.
+type Item struct {
+	Pos, End token.Pos
+	Tok      token.Token
+	norm     int
+}
+
+// Next returns the next token as an Item.
+func (s *Scanner) Next() Item {
 	for s.qhead >= len(s.queue) {
 		s.queue = s.queue[:0]
 		s.qhead = 0
 		s.next()
 	}
-	it := s.queue[s.qhead]
+	it := &s.queue[s.qhead]
 	s.qhead++
-	if it.tok != token.EOF || !s.sawEOF {
-		s.lastTok = it.tok
+	s.lastTok = it.tok
+	s.lastEnd = token.Pos(it.end + 1)
+	return Item{token.Pos(it.pos + 1), token.Pos(it.end + 1), it.tok, it.norm}
+}
+
+// Lit returns the literal of an Item (see Scan).
+func (s *Scanner) Lit(t Item) string {
+	switch {
+	case t.norm > 0:
+		return s.norms[t.norm-1]
+	case t.Tok.IsLiteral() || t.Tok.IsKeyword() || t.Tok == token.ILLEGAL:
+		return s.text[t.Pos-1 : t.End-1]
 	}
-	s.lastEnd = it.end
-	return it.pos, it.tok, it.lit
+	return ""
 }
 
 func (s *Scanner) inBrackets() bool { return len(s.brackets) > 0 || len(s.modes) > 0 }
@@ -148,7 +181,7 @@ func (s *Scanner) inBrackets() bool { return len(s.brackets) > 0 || len(s.modes)
 // next appends at least one token to the queue.
 func (s *Scanner) next() {
 	if s.done {
-		s.push(len(s.src), len(s.src), token.EOF, "")
+		s.push(len(s.src), len(s.src), token.EOF)
 		return
 	}
 	if n := len(s.modes); n > 0 {
@@ -169,14 +202,11 @@ func (s *Scanner) next() {
 			}
 		}
 		// skip white space
-		for !s.eof() {
-			c := s.src[s.offs]
-			if c == ' ' || c == '\t' || c == '\f' {
-				s.offs++
-				continue
-			}
-			break
+		i := s.offs
+		for i < len(s.src) && (s.src[i] == ' ' || s.src[i] == '\t' || s.src[i] == '\f') {
+			i++
 		}
+		s.offs = i
 		if s.eof() {
 			s.atEOF()
 			return
@@ -193,7 +223,7 @@ func (s *Scanner) next() {
 				continue
 			}
 			s.atBOL = true
-			s.push(start, s.offs, token.NEWLINE, "")
+			s.push(start, s.offs, token.NEWLINE)
 			return
 		case c == '\\':
 			s.offs++
@@ -226,7 +256,7 @@ func (s *Scanner) next() {
 		// Any other byte: an ERRORTOKEN for CPython, which the parser turns
 		// into "invalid syntax".
 		s.offs++
-		s.push(start, s.offs, token.ILLEGAL, string(c))
+		s.push(start, s.offs, token.ILLEGAL)
 		return
 	}
 }
@@ -318,11 +348,11 @@ again:
 		}
 		s.indents = append(s.indents, col)
 		s.altIndents = append(s.altIndents, alt)
-		s.push(s.offs, s.offs, token.INDENT, "")
+		s.push(s.offs, s.offs, token.INDENT)
 	default:
 		for top > 0 && col < s.indents[top] {
 			top--
-			s.push(s.offs, s.offs, token.DEDENT, "")
+			s.push(s.offs, s.offs, token.DEDENT)
 		}
 		s.indents = s.indents[:top+1]
 		s.altIndents = s.altIndents[:top+1]
@@ -342,9 +372,15 @@ func (s *Scanner) skipNewlineAt(i int) {
 }
 
 func (s *Scanner) skipComment() {
-	for !s.eof() && s.src[s.offs] != '\n' && s.src[s.offs] != '\r' {
-		s.offs++
+	rest := s.src[s.offs:]
+	i := bytes.IndexByte(rest, '\n')
+	if i < 0 {
+		i = len(rest)
 	}
+	if j := bytes.IndexByte(rest[:i], '\r'); j >= 0 {
+		i = j
+	}
+	s.offs += i
 }
 
 func (s *Scanner) skipNewline() {
@@ -372,13 +408,13 @@ func (s *Scanner) atEOF() {
 		s.brackets = nil
 	}
 	if s.lastTok != token.NEWLINE && s.lastTok != token.INDENT && s.lastTok != token.DEDENT {
-		s.push(end, end, token.NEWLINE, "")
+		s.push(end, end, token.NEWLINE)
 	}
 	for len(s.indents) > 1 {
 		s.indents = s.indents[:len(s.indents)-1]
-		s.push(end, end, token.DEDENT, "")
+		s.push(end, end, token.DEDENT)
 	}
-	s.push(end, end, token.EOF, "")
+	s.push(end, end, token.EOF)
 	s.done = true
 }
 
@@ -389,6 +425,14 @@ func isIdentStart(c byte) bool {
 }
 
 func isIdentChar(c byte) bool { return isIdentStart(c) || isDigit(c) }
+
+// identChar is isIdentChar as a table.
+var identChar = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = isIdentChar(byte(c))
+	}
+	return
+}()
 
 func (s *Scanner) scanIdentOrString() {
 	start := s.offs
@@ -416,16 +460,18 @@ func (s *Scanner) scanIdentOrString() {
 	}
 ident:
 	ascii := true
-	for !s.eof() && isIdentChar(s.src[s.offs]) {
-		if s.src[s.offs] >= 0x80 {
+	i := s.offs
+	for i < len(s.src) && identChar[s.src[i]] {
+		if s.src[i] >= 0x80 {
 			ascii = false
 		}
-		s.offs++
+		i++
 	}
+	s.offs = i
 	raw := s.src[start:s.offs]
 	if ascii {
-		lit := string(raw)
-		s.push(start, s.offs, token.Lookup(lit), lit)
+		lit := s.text[start:s.offs]
+		s.push(start, s.offs, token.Lookup(lit))
 		return
 	}
 	// Non-ASCII: every rune must be an identifier character of the raw
@@ -445,14 +491,14 @@ ident:
 			} else {
 				s.errorf(start+i, "invalid non-printable character U+%04X", r)
 			}
-			s.push(start, s.offs, token.ILLEGAL, string(raw))
+			s.push(start, s.offs, token.ILLEGAL)
 			return
 		}
 		first = false
 		i += n
 	}
-	lit := norm.NFKC.String(string(raw))
-	s.push(start, s.offs, token.Lookup(string(raw)), lit)
+	lit := norm.NFKC.String(s.text[start:s.offs])
+	s.pushNorm(start, s.offs, token.Lookup(s.text[start:s.offs]), lit)
 }
 
 // IsXIDStart reports whether r has the Unicode property XID_Start.
@@ -508,7 +554,7 @@ func (s *Scanner) scanString(start, q int, isBytes, raw, isF bool) {
 		}
 		s.offs = q + n
 		s.modes = append(s.modes, mode{quote: quote, triple: triple, raw: raw, start: start})
-		s.push(start, s.offs, token.FSTRING_START, string(s.src[start:s.offs]))
+		s.push(start, s.offs, token.FSTRING_START)
 		return
 	}
 	if triple {
@@ -557,7 +603,7 @@ func (s *Scanner) scanString(start, q int, isBytes, raw, isF bool) {
 	if s.offs > len(s.src) {
 		s.offs = len(s.src)
 	}
-	s.push(start, s.offs, token.STRING, string(s.src[start:s.offs]))
+	s.push(start, s.offs, token.STRING)
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }
@@ -582,7 +628,7 @@ func (s *Scanner) scanFStringText() {
 	start := s.offs
 	flush := func() {
 		if s.offs > start {
-			s.push(start, s.offs, token.FSTRING_MIDDLE, string(s.src[start:s.offs]))
+			s.push(start, s.offs, token.FSTRING_MIDDLE)
 		}
 	}
 	for {
@@ -608,7 +654,7 @@ func (s *Scanner) scanFStringText() {
 			p := s.offs
 			s.offs += n
 			s.modes = s.modes[:len(s.modes)-1]
-			s.push(p, s.offs, token.FSTRING_END, string(s.src[p:s.offs]))
+			s.push(p, s.offs, token.FSTRING_END)
 			return
 		}
 		switch c {
@@ -632,7 +678,7 @@ func (s *Scanner) scanFStringText() {
 						break
 					}
 				}
-				s.push(s.offs, s.offs, token.FSTRING_END, "")
+				s.push(s.offs, s.offs, token.FSTRING_END)
 				return
 			}
 		case '{':
@@ -641,14 +687,14 @@ func (s *Scanner) scanFStringText() {
 				continue
 			}
 			flush()
-			s.push(s.offs, s.offs+1, token.LBRACE, "")
+			s.push(s.offs, s.offs+1, token.LBRACE)
 			s.offs++
 			s.modes = append(s.modes, mode{field: true, parenBase: len(s.brackets)})
 			return
 		case '}':
 			if inSpec {
 				flush()
-				s.push(s.offs, s.offs+1, token.RBRACE, "")
+				s.push(s.offs, s.offs+1, token.RBRACE)
 				s.offs++
 				s.modes = s.modes[:len(s.modes)-1]
 				return
@@ -691,17 +737,70 @@ func (s *Scanner) scanFStringText() {
 	}
 }
 
-var ops3 = map[string]token.Token{
-	"**=": token.DOUBLESTAREQUAL, "...": token.ELLIPSIS, "//=": token.DOUBLESLASHEQUAL,
-	"<<=": token.LEFTSHIFTEQUAL, ">>=": token.RIGHTSHIFTEQUAL,
+// op3 and op2 recognize the three- and two-character operators.
+func op3(a, b, c byte) token.Token {
+	switch {
+	case a == '*' && b == '*' && c == '=':
+		return token.DOUBLESTAREQUAL
+	case a == '.' && b == '.' && c == '.':
+		return token.ELLIPSIS
+	case a == '/' && b == '/' && c == '=':
+		return token.DOUBLESLASHEQUAL
+	case a == '<' && b == '<' && c == '=':
+		return token.LEFTSHIFTEQUAL
+	case a == '>' && b == '>' && c == '=':
+		return token.RIGHTSHIFTEQUAL
+	}
+	return token.ILLEGAL
 }
 
-var ops2 = map[string]token.Token{
-	"!=": token.NOTEQUAL, "%=": token.PERCENTEQUAL, "&=": token.AMPEREQUAL, "**": token.DOUBLESTAR,
-	"*=": token.STAREQUAL, "+=": token.PLUSEQUAL, "-=": token.MINEQUAL, "->": token.RARROW,
-	"//": token.DOUBLESLASH, "/=": token.SLASHEQUAL, ":=": token.COLONEQUAL, "<<": token.LEFTSHIFT,
-	"<=": token.LESSEQUAL, "==": token.EQEQUAL, ">=": token.GREATEREQUAL, ">>": token.RIGHTSHIFT,
-	"@=": token.ATEQUAL, "^=": token.CIRCUMFLEXEQUAL, "|=": token.VBAREQUAL,
+func op2(a, b byte) token.Token {
+	if b == '=' {
+		switch a {
+		case '!':
+			return token.NOTEQUAL
+		case '%':
+			return token.PERCENTEQUAL
+		case '&':
+			return token.AMPEREQUAL
+		case '*':
+			return token.STAREQUAL
+		case '+':
+			return token.PLUSEQUAL
+		case '-':
+			return token.MINEQUAL
+		case '/':
+			return token.SLASHEQUAL
+		case ':':
+			return token.COLONEQUAL
+		case '<':
+			return token.LESSEQUAL
+		case '=':
+			return token.EQEQUAL
+		case '>':
+			return token.GREATEREQUAL
+		case '@':
+			return token.ATEQUAL
+		case '^':
+			return token.CIRCUMFLEXEQUAL
+		case '|':
+			return token.VBAREQUAL
+		}
+		return token.ILLEGAL
+	}
+	switch {
+	case a == '*' && b == '*':
+		return token.DOUBLESTAR
+	case a == '-' && b == '>':
+		return token.RARROW
+	case a == '/' && b == '/':
+		return token.DOUBLESLASH
+	case a == '<' && b == '<':
+		return token.LEFTSHIFT
+	case a == '>' && b == '>':
+		return token.RIGHTSHIFT
+	}
+	return token.ILLEGAL
 }
 
 var ops1 = [128]token.Token{
@@ -722,36 +821,36 @@ func (s *Scanner) scanOperator() bool {
 		case c == ':' && s.peek(1) != '=':
 			m.inSpec = true
 			s.offs++
-			s.push(start, s.offs, token.COLON, "")
+			s.push(start, s.offs, token.COLON)
 			return true
 		case c == ':' && s.peek(1) == '=':
 			// f"{x:=5}": the spec is "=5"
 			m.inSpec = true
 			s.offs++
-			s.push(start, s.offs, token.COLON, "")
+			s.push(start, s.offs, token.COLON)
 			return true
 		case c == '}':
 			s.offs++
 			s.modes = s.modes[:n-1]
-			s.push(start, s.offs, token.RBRACE, "")
+			s.push(start, s.offs, token.RBRACE)
 			return true
 		case c == '!' && s.peek(1) != '=':
 			s.offs++
-			s.push(start, s.offs, token.EXCLAMATION, "")
+			s.push(start, s.offs, token.EXCLAMATION)
 			return true
 		}
 	}
 	if start+3 <= len(s.src) {
-		if tok, ok := ops3[string(s.src[start:start+3])]; ok {
+		if tok := op3(s.src[start], s.src[start+1], s.src[start+2]); tok != token.ILLEGAL {
 			s.offs += 3
-			s.push(start, s.offs, tok, "")
+			s.push(start, s.offs, tok)
 			return true
 		}
 	}
 	if start+2 <= len(s.src) {
-		if tok, ok := ops2[string(s.src[start:start+2])]; ok {
+		if tok := op2(s.src[start], s.src[start+1]); tok != token.ILLEGAL {
 			s.offs += 2
-			s.push(start, s.offs, tok, "")
+			s.push(start, s.offs, tok)
 			return true
 		}
 	}
@@ -778,7 +877,7 @@ func (s *Scanner) scanOperator() bool {
 			}
 		}
 	}
-	s.push(start, s.offs, tok, "")
+	s.push(start, s.offs, tok)
 	return true
 }
 
@@ -931,5 +1030,5 @@ func (s *Scanner) endOfNumber(kind string, fail func(int, string)) {
 }
 
 func (s *Scanner) finishNumber(start int) {
-	s.push(start, s.offs, token.NUMBER, string(s.src[start:s.offs]))
+	s.push(start, s.offs, token.NUMBER)
 }

@@ -10,6 +10,7 @@
 package token
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strconv"
@@ -255,6 +256,11 @@ func init() {
 
 // Lookup maps an identifier to its keyword token, or NAME.
 func Lookup(ident string) Token {
+	// Keywords are 2 to 8 lower-case letters, or False/None/True: most
+	// identifiers are ruled out without hashing.
+	if n := len(ident); n < 2 || n > 8 || !(ident[0] >= 'a' && ident[0] <= 'y' || ident[0] == 'F' || ident[0] == 'N' || ident[0] == 'T') {
+		return NAME
+	}
 	if tok, ok := keywords[ident]; ok {
 		return tok
 	}
@@ -315,7 +321,18 @@ type File struct {
 
 // NewFile returns the File of src, named name.
 func NewFile(name string, src []byte) *File {
-	f := &File{name: name, size: len(src), lines: []int{0}}
+	f := &File{name: name, size: len(src), lines: make([]int, 1, len(src)/32+1)}
+	if bytes.IndexByte(src, '\r') < 0 {
+		// the common case: "\n" only, found with the vectorized IndexByte
+		for off := 0; ; {
+			i := bytes.IndexByte(src[off:], '\n')
+			if i < 0 {
+				return f
+			}
+			off += i + 1
+			f.lines = append(f.lines, off)
+		}
+	}
 	for i := 0; i < len(src); i++ {
 		switch src[i] {
 		case '\n':
