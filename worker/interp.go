@@ -71,3 +71,24 @@ func lastLine(s string) string {
 	}
 	return s
 }
+
+// compiledProgram returns the worker program as compiled by an earlier
+// worker of this pool's interpreter, or nil.
+func (p *Pool) compiledProgram() []byte {
+	p.interpMu.Lock()
+	defer p.interpMu.Unlock()
+	return p.compiled
+}
+
+// keepCompiledProgram stores the compiled program a worker sent back. The
+// bootstrap checks its magic number, so a stale one only costs a compile.
+func (p *Pool) keepCompiledProgram(b []byte) {
+	if len(b) == 0 || len(b) > 8<<20 {
+		return
+	}
+	p.interpMu.Lock()
+	defer p.interpMu.Unlock()
+	if p.compiled == nil {
+		p.compiled = bytes.Clone(b)
+	}
+}

@@ -802,6 +802,10 @@ class Worker(object):
         self.send({"type": "hello", "protocol": PROTOCOL_VERSION,
                    "python": "%d.%d.%d" % sys.version_info[:3],
                    "pid": os.getpid()})
+        code = getattr(self, "code_frame", None)
+        if code:
+            self.send({"type": "code"}, code)
+            self.code_frame = None
         self._reader_loop(permanent=True)
 
     def _reader_loop(self, permanent=False):
@@ -1436,6 +1440,13 @@ def main():
         w = Worker(3, 4, init)
         w.install_process_hooks()
         w.install_streams()
+        code = globals().get("_LCP_CODE")
+        if init.get("want_code") and code is not None:
+            # The engine keeps the compiled program for its next workers.
+            import marshal
+            from importlib.util import MAGIC_NUMBER
+
+            w.code_frame = MAGIC_NUMBER + marshal.dumps(code)
         w.serve()
     except BaseException:
         try:

@@ -247,3 +247,26 @@ func TestIdleTimeout(t *testing.T) {
 		t.Error("an idle stop reported as a state reset")
 	}
 }
+
+// TestCompiledProgramReuse checks that later workers start from the program
+// compiled by the first, and that a stale compiled program only costs a
+// compile.
+func TestCompiledProgramReuse(t *testing.T) {
+	t.Parallel()
+	p, _ := testPool(t, nil)
+	ws := t.TempDir()
+	a := writeLib(t, "a", "def tool_a():\n    return 'a'\n")
+	wantValue(t, mustCall(t, p, ws, a, "tool_a", "{}"), `"a"`)
+	code := p.compiledProgram()
+	if len(code) < 1000 {
+		t.Fatalf("compiled program of %d bytes", len(code))
+	}
+	b := writeLib(t, "b", "def tool_b():\n    return 'b'\n")
+	wantValue(t, mustCall(t, p, ws, b, "tool_b", "{}"), `"b"`)
+
+	p.interpMu.Lock()
+	p.compiled = append([]byte("XXXX"), code[4:]...) // wrong magic number
+	p.interpMu.Unlock()
+	c := writeLib(t, "c", "def tool_c():\n    return 'c'\n")
+	wantValue(t, mustCall(t, p, ws, c, "tool_c", "{}"), `"c"`)
+}

@@ -33,6 +33,7 @@ type Pool struct {
 
 	interpMu  sync.Mutex
 	interpExe string
+	compiled  []byte // the worker program compiled by the interpreter
 
 	mu     sync.Mutex
 	closed bool

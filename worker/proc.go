@@ -104,6 +104,7 @@ type initFrame struct {
 	MemoryLimit int64 `json:"memory_limit,omitempty"`
 	MaxResult   int   `json:"max_result"`
 	OutputLimit int   `json:"output_limit"`
+	WantCode    bool  `json:"want_code,omitempty"`
 }
 
 // spawn starts a worker for the group's library and waits for its hello.
@@ -203,7 +204,9 @@ func (p *Pool) spawn(g *group, s *slot) (*proc, error) {
 	init.MemoryLimit = p.opts.MemoryLimit
 	init.MaxResult = p.opts.MaxResultBytes
 	init.OutputLimit = p.opts.OutputLimit
-	first := rawFrame(workerSource)
+	compiled := p.compiledProgram()
+	init.WantCode = compiled == nil
+	first := append(rawFrame(workerSource), rawFrame(compiled)...)
 	first, err = appendFrame(first, init)
 	if err != nil {
 		pr.kill(CauseProtocol, "encoding its start-up frame failed")
@@ -483,6 +486,8 @@ func (pr *proc) readLoop(br *bufio.Reader) {
 				level = slog.LevelWarn
 			}
 			pr.pool.log.Log(context.Background(), level, h.Msg, "library", pr.lib.Path, "pid", pr.wpid.Load())
+		case "code":
+			pr.pool.keepCompiledProgram(payload)
 		case "fatal":
 			pr.mu.Lock()
 			pr.fatal = h.Error
