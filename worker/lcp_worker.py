@@ -990,8 +990,13 @@ class Worker(object):
             with self.wlock:
                 if os.getpid() == self.pid:
                     try:
-                        write_all(self.wfd, struct.pack(">I", len(body) + len(data)) + body)
-                        write_all(self.wfd, data)
+                        head = struct.pack(">I", len(body) + len(data)) + body
+                        if len(data) < 1 << 16:
+                            write_all(self.wfd, head + data)
+                        else:
+                            # Do not copy a big value to prepend the header.
+                            write_all(self.wfd, head)
+                            write_all(self.wfd, data)
                     except OSError:
                         os._exit(0)
             return
