@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 )
 
 // The wire format shared with lcp_worker.py: every message is a frame made of
@@ -133,8 +134,17 @@ type inHeader struct {
 	Msg   string `json:"msg"`
 }
 
+// resultPrefix starts the header of a plain result, the most common frame;
+// the worker writes it byte for byte, so it is parsed without reflection.
+var resultPrefix = []byte(`{"type":"result","id":`)
+
 // parseHeader decodes a frame header from the worker.
 func parseHeader(b []byte) (*inHeader, error) {
+	if rest, ok := bytes.CutPrefix(b, resultPrefix); ok && len(rest) > 1 && len(rest) <= 21 && rest[len(rest)-1] == '}' {
+		if id, err := strconv.ParseUint(string(rest[:len(rest)-1]), 10, 64); err == nil {
+			return &inHeader{Type: "result", ID: id}, nil
+		}
+	}
 	h := new(inHeader)
 	if err := json.Unmarshal(b, h); err != nil {
 		return nil, err

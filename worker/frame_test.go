@@ -81,3 +81,32 @@ func FuzzReadFrame(f *testing.F) {
 		}
 	})
 }
+
+func TestParseHeader(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		typ     string
+		id      uint64
+		wantErr bool
+	}{
+		{in: `{"type":"result","id":42}`, typ: "result", id: 42},
+		{in: `{"type":"result","id":42,"converted":[]}`, typ: "result", id: 42},
+		{in: `{"type":"result","id":-1}`, wantErr: true},
+		{in: `{"type":"result","id":1e3}`, wantErr: true},
+		{in: `{"type":"output","id":7,"cid":"c","stream":"stdout"}`, typ: "output", id: 7},
+		{in: `{"id":7}`, wantErr: true},
+		{in: `{"type":"result","id":`, wantErr: true},
+		{in: `nonsense`, wantErr: true},
+	} {
+		h, err := parseHeader([]byte(tc.in))
+		if tc.wantErr {
+			if err == nil {
+				t.Errorf("%s: no error", tc.in)
+			}
+			continue
+		}
+		if err != nil || h.Type != tc.typ || h.ID != tc.id {
+			t.Errorf("%s: %+v, %v", tc.in, h, err)
+		}
+	}
+}
