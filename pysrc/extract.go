@@ -174,7 +174,7 @@ func (x *extractor) function(fn *ast.FunctionDef, nested bool) {
 			p.Description = "Parameter '" + arg.Name + "'"
 			if x.f != nil {
 				x.f.Diagnostics = append(x.f.Diagnostics, Diagnostic{x.f.Filename, x.line(arg.Pos()), DiagUndocumented,
-					fmt.Sprintf("parameter %q of %s has no description in the docstring", arg.Name, fn.Name)})
+					"parameter '" + arg.Name + "' of " + fn.Name + " has no description in the docstring"})
 			}
 		}
 		if def != nil {
@@ -212,7 +212,7 @@ func (x *extractor) function(fn *ast.FunctionDef, nested bool) {
 	}
 	if nested {
 		x.f.Diagnostics = append(x.f.Diagnostics, Diagnostic{x.f.Filename, line, DiagNestedTool,
-			fmt.Sprintf("%s is defined inside a function or class: it is not a module attribute and cannot be called", fn.Name)})
+			fn.Name + " is defined inside a function or class: it is not a module attribute and cannot be called"})
 	}
 	x.f.Tools = append(x.f.Tools, t)
 }

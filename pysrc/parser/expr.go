@@ -203,89 +203,49 @@ func (p *parser) binary(pos token.Pos, left ast.Expr, op token.Token, right ast.
 	return b
 }
 
-func (p *parser) parseBitOr() ast.Expr {
-	pos := p.pos
-	x := p.parseBitXor()
-	n := 0
-	for p.tok == token.VBAR {
-		p.next()
-		n = p.chain(n)
-		x = p.binary(pos, x, token.VBAR, p.parseBitXor())
+// binaryPrec is the precedence of the binary operators between
+// comparisons and unary operators (bitwise_or ... term in the grammar);
+// 0 for other tokens.
+func binaryPrec(tok token.Token) int {
+	switch tok {
+	case token.VBAR:
+		return 1
+	case token.CIRCUMFLEX:
+		return 2
+	case token.AMPER:
+		return 3
+	case token.LEFTSHIFT, token.RIGHTSHIFT:
+		return 4
+	case token.PLUS, token.MINUS:
+		return 5
+	case token.STAR, token.SLASH, token.DOUBLESLASH, token.PERCENT, token.AT:
+		return 6
 	}
-	p.depth -= n
-	return x
+	return 0
 }
 
-func (p *parser) parseBitXor() ast.Expr {
-	pos := p.pos
-	x := p.parseBitAnd()
-	n := 0
-	for p.tok == token.CIRCUMFLEX {
-		p.next()
-		n = p.chain(n)
-		x = p.binary(pos, x, token.CIRCUMFLEX, p.parseBitAnd())
-	}
-	p.depth -= n
-	return x
-}
+// parseBitOr parses bitwise_or: all the left-associative binary operators
+// by precedence climbing, so that a plain operand costs one call instead of
+// one per grammar level.
+func (p *parser) parseBitOr() ast.Expr { return p.parseBinary(1) }
 
-func (p *parser) parseBitAnd() ast.Expr {
-	pos := p.pos
-	x := p.parseShift()
-	n := 0
-	for p.tok == token.AMPER {
-		p.next()
-		n = p.chain(n)
-		x = p.binary(pos, x, token.AMPER, p.parseShift())
-	}
-	p.depth -= n
-	return x
-}
-
-func (p *parser) parseShift() ast.Expr {
-	pos := p.pos
-	x := p.parseSum()
-	n := 0
-	for p.tok == token.LEFTSHIFT || p.tok == token.RIGHTSHIFT {
-		op := p.tok
-		p.next()
-		n = p.chain(n)
-		x = p.binary(pos, x, op, p.parseSum())
-	}
-	p.depth -= n
-	return x
-}
-
-func (p *parser) parseSum() ast.Expr {
-	pos := p.pos
-	x := p.parseTerm()
-	n := 0
-	for p.tok == token.PLUS || p.tok == token.MINUS {
-		op := p.tok
-		p.next()
-		n = p.chain(n)
-		x = p.binary(pos, x, op, p.parseTerm())
-	}
-	p.depth -= n
-	return x
-}
-
-func (p *parser) parseTerm() ast.Expr {
+func (p *parser) parseBinary(minPrec int) ast.Expr {
 	pos := p.pos
 	x := p.parseFactor()
 	n := 0
 	for {
-		switch p.tok {
-		case token.STAR, token.SLASH, token.DOUBLESLASH, token.PERCENT, token.AT:
-			op := p.tok
-			p.next()
-			n = p.chain(n)
-			x = p.binary(pos, x, op, p.parseFactor())
-			continue
+		prec := binaryPrec(p.tok)
+		if prec == 0 || prec < minPrec {
+			break
 		}
-		p.depth -= n
-		return x
+		op := p.tok
+		p.next()
+		n = p.chain(n)
+		y := p.parseBinary(prec + 1)
+		x = p.binary(pos, x, op, y)
 	}
+	p.depth -= n
+	return x
 }
 
 func (p *parser) parseFactor() ast.Expr {
@@ -412,6 +372,13 @@ func (p *parser) parseSlice() ast.Expr {
 // parseCallArgs parses the arguments of a call (or of a class definition
 // when genexp is false) up to, not including, the closing parenthesis.
 func (p *parser) parseCallArgs(genexp bool) (args []ast.Expr, kws []*ast.Keyword) {
+	// Arguments are collected on the shared stacks p.exprs and p.kws and
+	// copied out once: calls are the most frequent lists.
+	mark, kmark := len(p.exprs), len(p.kws)
+	defer func() {
+		args = popStack(&p.exprs, mark)
+		kws = popStack(&p.kws, kmark)
+	}()
 	sawKeyword, sawDoubleStar := false, false
 	for p.tok != token.RPAR {
 		pos := p.pos
@@ -422,11 +389,11 @@ func (p *parser) parseCallArgs(genexp bool) (args []ast.Expr, kws []*ast.Keyword
 			if sawDoubleStar {
 				p.failAt(pos, "iterable argument unpacking follows keyword argument unpacking")
 			}
-			args = append(args, &ast.Starred{Span: span(pos, p.prevEnd()), Value: v})
+			p.exprs = append(p.exprs, &ast.Starred{Span: span(pos, p.prevEnd()), Value: v})
 		case p.tok == token.DOUBLESTAR:
 			p.next()
 			v := p.parseExpression()
-			kws = append(kws, &ast.Keyword{Span: span(pos, p.prevEnd()), Value: v})
+			p.kws = append(p.kws, &ast.Keyword{Span: span(pos, p.prevEnd()), Value: v})
 			sawDoubleStar = true
 		case p.tok == token.NAME && p.peek(1) == token.EQUAL:
 			name := p.lit
@@ -435,7 +402,7 @@ func (p *parser) parseCallArgs(genexp bool) (args []ast.Expr, kws []*ast.Keyword
 			v := p.parseExpression()
 			k := take(&p.slab.kws)
 			k.Span, k.Arg, k.Value = span(pos, p.prevEnd()), name, v
-			kws = append(kws, k)
+			p.kws = append(p.kws, k)
 			sawKeyword = true
 		default:
 			v := p.parseNamedExpression()
@@ -443,14 +410,14 @@ func (p *parser) parseCallArgs(genexp bool) (args []ast.Expr, kws []*ast.Keyword
 				p.failAt(v.Pos(), "expression cannot contain assignment, perhaps you meant \"==\"?")
 			}
 			if p.tok == token.FOR || p.tok == token.ASYNC {
-				if !genexp || len(args) > 0 || len(kws) > 0 {
+				if !genexp || len(p.exprs) > mark || len(p.kws) > kmark {
 					p.failAt(v.Pos(), "Generator expression must be parenthesized")
 				}
 				g := p.parseComprehension(pos, v, nil, compGen)
 				if p.tok != token.RPAR {
 					p.failAt(pos, "Generator expression must be parenthesized")
 				}
-				args = append(args, g)
+				p.exprs = append(p.exprs, g)
 				return
 			}
 			if sawDoubleStar {
@@ -459,13 +426,27 @@ func (p *parser) parseCallArgs(genexp bool) (args []ast.Expr, kws []*ast.Keyword
 			if sawKeyword {
 				p.failAt(pos, "positional argument follows keyword argument")
 			}
-			args = append(args, v)
+			p.exprs = append(p.exprs, v)
 		}
 		if !p.got(token.COMMA) {
 			break
 		}
 	}
 	return
+}
+
+// popStack returns a copy of (*stack)[mark:] (nil when empty) and drops
+// those entries.
+func popStack[T any](stack *[]T, mark int) []T {
+	s := *stack
+	if mark >= len(s) {
+		return nil
+	}
+	out := make([]T, len(s)-mark)
+	copy(out, s[mark:])
+	clear(s[mark:])
+	*stack = s[:mark]
+	return out
 }
 
 const (

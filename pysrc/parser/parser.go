@@ -51,8 +51,10 @@ type parser struct {
 	scanner scanner.Scanner
 	slab    slabs
 	stmts   []ast.Stmt // statements of the blocks being parsed
-	base    int        // absolute index of p.toks[0]
-	eofSeen bool       // the scanner returned EOF
+	exprs   []ast.Expr // arguments of the calls being parsed
+	kws     []*ast.Keyword
+	base    int  // absolute index of p.toks[0]
+	eofSeen bool // the scanner returned EOF
 
 	errors   scanner.ErrorList
 	lastLine int // line of the last error, to report one error per line

@@ -48,6 +48,21 @@ func stringBody(lit string, n int) string {
 // concatenation), f-strings included.
 func (p *parser) parseStrings() ast.Expr {
 	pos := p.pos
+	if p.tok == token.STRING && p.peek(1) != token.STRING && p.peek(1) != token.FSTRING_START {
+		// the common case: one plain literal
+		n, b, raw, _, u := prefixInfo(p.lit)
+		text, msg := decodeLiteral(stringBody(p.lit, n), raw, b)
+		if msg != "" {
+			p.failAt(p.pos, msg)
+		}
+		c := take(&p.slab.consts)
+		c.Span, c.Str, c.U = span(pos, p.end), text, u
+		if b {
+			c.Kind = ast.Bytes
+		}
+		p.next()
+		return c
+	}
 	var (
 		values   []ast.Expr
 		cur      strings.Builder

@@ -256,13 +256,79 @@ func init() {
 
 // Lookup maps an identifier to its keyword token, or NAME.
 func Lookup(ident string) Token {
-	// Keywords are 2 to 8 lower-case letters, or False/None/True: most
-	// identifiers are ruled out without hashing.
-	if n := len(ident); n < 2 || n > 8 || !(ident[0] >= 'a' && ident[0] <= 'y' || ident[0] == 'F' || ident[0] == 'N' || ident[0] == 'T') {
-		return NAME
-	}
-	if tok, ok := keywords[ident]; ok {
-		return tok
+	// A string switch compiles to comparisons by length and value: no
+	// hashing for the many identifiers that are not keywords.
+	switch ident {
+	case "False":
+		return FALSE
+	case "None":
+		return NONE
+	case "True":
+		return TRUE
+	case "and":
+		return AND
+	case "as":
+		return AS
+	case "assert":
+		return ASSERT
+	case "async":
+		return ASYNC
+	case "await":
+		return AWAIT
+	case "break":
+		return BREAK
+	case "class":
+		return CLASS
+	case "continue":
+		return CONTINUE
+	case "def":
+		return DEF
+	case "del":
+		return DEL
+	case "elif":
+		return ELIF
+	case "else":
+		return ELSE
+	case "except":
+		return EXCEPT
+	case "finally":
+		return FINALLY
+	case "for":
+		return FOR
+	case "from":
+		return FROM
+	case "global":
+		return GLOBAL
+	case "if":
+		return IF
+	case "import":
+		return IMPORT
+	case "in":
+		return IN
+	case "is":
+		return IS
+	case "lambda":
+		return LAMBDA
+	case "nonlocal":
+		return NONLOCAL
+	case "not":
+		return NOT
+	case "or":
+		return OR
+	case "pass":
+		return PASS
+	case "raise":
+		return RAISE
+	case "return":
+		return RETURN
+	case "try":
+		return TRY
+	case "while":
+		return WHILE
+	case "with":
+		return WITH
+	case "yield":
+		return YIELD
 	}
 	return NAME
 }
