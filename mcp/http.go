@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -201,4 +203,17 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string, opts *HTTPOpti
 		return err
 	}
 	return s.Serve(ctx, ln, opts)
+}
+
+// TuneGC sets the garbage collector of a process that serves MCP over HTTP
+// to collect less often (GOGC=400) unless the GOGC environment variable
+// says otherwise. Most of such a server's garbage is the SDK's JSON decoder
+// buffers (32 KiB per message), short-lived and many: at Go's default the
+// collector costs more CPU than the calls themselves. The price is a few
+// megabytes of heap. A library does not change this by itself; commands
+// call it (lcp mcp does).
+func TuneGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 }

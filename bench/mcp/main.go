@@ -47,12 +47,16 @@ import (
 func main() {
 	serve := flag.String("serve", "", "internal: serve lcp's side at this address")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of lcp's server to this `file`")
-	sessions := flag.Int("sessions", 4, "concurrent client sessions")
+	sessions := flag.Int("sessions", 8, "concurrent client sessions")
 	duration := flag.Duration("duration", 3*time.Second, "measured time per server and round")
 	rounds := flag.Int("rounds", 3, "measured rounds per server, alternating between the servers")
 	warmup := flag.Duration("warmup", time.Second, "warm-up time per server")
 	nodeModules := flag.String("node-modules", "", "node_modules with @modelcontextprotocol/sdk (default: mcp/testdata/node/node_modules)")
 	flag.Parse()
+	// The server's garbage is mostly the SDK's per-message JSON decoder
+	// buffers (32 KiB each): like `lcp mcp`, both the server and this
+	// client collect less often than Go's default.
+	mcp.TuneGC()
 	if *serve != "" {
 		if *cpuprofile != "" {
 			f, err := os.Create(*cpuprofile)
