@@ -127,6 +127,7 @@ var commands = []func(*Env) *cobra.Command{
 	newCheckCmd,
 	newCallCmd,
 	newChatCmd,
+	newMCPCmd,
 }
 
 // NewRoot returns the lcp root command.

@@ -1,0 +1,214 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// pythonTools writes a tools folder with a plain and an interactive LCP
+// Python tool.
+func pythonTools(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := `"""Demo tools served over MCP."""
+
+
+def tool_add(a: int, b: int = 2):
+    """Adds two numbers.
+
+    Args:
+        a: the first number
+        b: the second number
+    """
+    return {"success": True, "output": a + b}
+
+
+def tool_pick_colour(user_interaction_handler=None):
+    """Asks the user for a colour."""
+    c = user_interaction_handler({"type": "select", "title": "Colour", "prompt": "Pick one",
+                                  "options": ["red", "blue"], "default": "red"})
+    if c is None:
+        return {"success": False, "error": "no colour"}
+    return {"success": True, "output": "picked " + c}
+`
+	if err := os.WriteFile(filepath.Join(dir, "demo.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestMCPCommandOverStdio runs `lcp mcp --tools DIR` with the official Go SDK
+// client on its standard input and output: a Python LCP tool is listed and
+// called, and its question reaches the client as an elicitation.
+func TestMCPCommandOverStdio(t *testing.T) {
+	needPython(t)
+	dir := pythonTools(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr syncBuffer
+	env := &Env{Stdin: inR, Stdout: outW, Stderr: &stderr, Getenv: func(string) string { return "" }, Args: []string{"mcp", "--tools", dir}}
+	done := make(chan int, 1)
+	go func() {
+		code := Main(env)
+		outW.Close()
+		done <- code
+	}()
+
+	var asked []string
+	c := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, &sdk.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			asked = append(asked, req.Params.Message)
+			return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"value": "blue"}}, nil
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v (stderr: %s)", err, stderr.String())
+	}
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range list.Tools {
+		names = append(names, tl.Name)
+	}
+	if !strings.Contains(strings.Join(names, ","), "tool_add") || !strings.Contains(strings.Join(names, ","), "tool_pick_colour") {
+		t.Fatalf("tools = %v", names)
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "tool_add", Arguments: map[string]any{"a": 40}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || res.Content[0].(*sdk.TextContent).Text != "42" {
+		t.Errorf("tool_add = %+v", res.Content[0])
+	}
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "tool_pick_colour"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || res.Content[0].(*sdk.TextContent).Text != "picked blue" {
+		t.Errorf("tool_pick_colour = %+v", res.Content[0])
+	}
+	if len(asked) != 1 || asked[0] != "Pick one" {
+		t.Errorf("asked %q", asked)
+	}
+	cs.Close()
+	inW.Close()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit code %d, stderr: %s", code, stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("lcp mcp did not exit when stdin closed")
+	}
+}
+
+// TestMCPCommandOverHTTP serves over HTTP with a token.
+func TestMCPCommandOverHTTP(t *testing.T) {
+	needPython(t)
+	o := &mcpOptions{http: "127.0.0.1:0", token: "0123456789abcdef-token", approve: "ask"}
+	o.inv.tools = []string{pythonTools(t)}
+	urls := make(chan string, 1)
+	o.ready = func(u string) { urls <- u }
+	var stderr syncBuffer
+	env := &Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" }}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- runMCP(ctx, env, o, true) }()
+	var url string
+	select {
+	case url = <-urls:
+	case err := <-done:
+		t.Fatalf("lcp mcp --http: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("no endpoint")
+	}
+	c := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+	tr := &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: bearerClient(o.token)}
+	cctx, ccancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer ccancel()
+	cs, err := c.Connect(cctx, tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: "tool_add", Arguments: map[string]any{"a": 1, "b": 1}})
+	if err != nil || res.IsError || res.Content[0].(*sdk.TextContent).Text != "2" {
+		t.Errorf("tool_add = %+v, %v", res, err)
+	}
+	// A client without elicitation: the question is declined, with a reason.
+	res, err = cs.CallTool(cctx, &sdk.CallToolParams{Name: "tool_pick_colour"})
+	if err != nil || !res.IsError {
+		t.Errorf("tool_pick_colour = %+v, %v", res, err)
+	}
+	cs.Close()
+	if _, err := sdk.NewClient(&sdk.Implementation{Name: "anon", Version: "1"}, nil).Connect(cctx, &sdk.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil); err == nil {
+		t.Error("connected without the token")
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("runMCP = %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("lcp mcp --http did not stop")
+	}
+	if !strings.Contains(stderr.String(), "serving MCP at "+url) {
+		t.Errorf("stderr = %s", stderr.String())
+	}
+}
+
+func TestMCPCommandRefusesAnOpenAddressWithoutToken(t *testing.T) {
+	_, stderr, code := run(t, "", "mcp", "--http", "0.0.0.0:0")
+	if code != ExitUsage || !strings.Contains(stderr, "bearer token") {
+		t.Errorf("code %d, stderr %q", code, stderr)
+	}
+	_, stderr, code = run(t, "", "mcp", "--token", "x")
+	if code != ExitUsage || !strings.Contains(stderr, "--http") {
+		t.Errorf("code %d, stderr %q", code, stderr)
+	}
+}
+
+// bearerClient sends the token with every request.
+func bearerClient(token string) *http.Client {
+	return &http.Client{Transport: bearer{token}}
+}
+
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
