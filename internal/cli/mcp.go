@@ -49,7 +49,9 @@ With a client that cannot ask, nothing is approved unless --yes or
 origins and other Host names are refused. Another address needs a bearer
 token (--token, or $LCP_MCP_TOKEN), which every request must then carry.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runMCP(cmd.Context(), env, o, cmd.Flags().Changed("http")) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runMCP(cmd.Context(), env, o, cmd.Flags().Changed("http"))
+		},
 	}
 	o.inv.register(cmd.Flags())
 	f := cmd.Flags()
