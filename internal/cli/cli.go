@@ -128,6 +128,7 @@ var commands = []func(*Env) *cobra.Command{
 	newCallCmd,
 	newChatCmd,
 	newMCPCmd,
+	newServeCmd,
 }
 
 // NewRoot returns the lcp root command.

@@ -1,0 +1,280 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/lcptools/lcp/tool"
+)
+
+// Call is a call made from the page, as the API shows it.
+type Call struct {
+	ID   string `json:"id"`
+	Tool string `json:"tool"`
+	// Args are the arguments as sent.
+	Args json.RawMessage `json:"args,omitempty"`
+	// State is "running" or "done".
+	State    string    `json:"state"`
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished,omitzero"`
+	// Result is the LCP result object (SPEC §7) of a finished call; an
+	// engine error is in it too (404, 400, 499, 504, 500), and then
+	// EngineError is set.
+	Result      json.RawMessage `json:"result,omitempty"`
+	EngineError bool            `json:"engine_error,omitempty"`
+}
+
+// call is the server's record of a call.
+type call struct {
+	Call
+	cancel context.CancelFunc
+}
+
+const keepCalls = 200
+
+// callRequest is the body of POST /api/calls.
+type callRequest struct {
+	Tool    string          `json:"tool"`
+	Args    json.RawMessage `json:"args"`
+	Context json.RawMessage `json:"context"`
+}
+
+// handleCalls starts a call in the background: 202 with the call; its end
+// comes as a call event.
+func (s *Server) handleCalls(w http.ResponseWriter, r *http.Request) {
+	if !allow(w, r, http.MethodPost) || !s.guardAPI(w, r) {
+		return
+	}
+	var req callRequest
+	if !s.decodeBody(w, r, &req) {
+		return
+	}
+	if req.Tool == "" {
+		writeError(w, http.StatusBadRequest, `"tool" must be a tool name`)
+		return
+	}
+	args := bytes.TrimSpace(req.Args)
+	if len(args) == 0 || string(args) == "null" {
+		args = []byte("{}")
+	}
+	if args[0] != '{' {
+		writeError(w, http.StatusBadRequest, `"args" must be a JSON object`)
+		return
+	}
+	toolCtx := s.opts.Context
+	if c := bytes.TrimSpace(req.Context); len(c) > 0 && string(c) != "null" {
+		if c[0] != '{' {
+			writeError(w, http.StatusBadRequest, `"context" must be a JSON object`)
+			return
+		}
+		if err := json.Unmarshal(c, &toolCtx); err != nil {
+			writeError(w, http.StatusBadRequest, `"context": `+err.Error())
+			return
+		}
+	}
+	known, err := s.hasTool(r.Context(), req.Tool)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "listing the tools: "+err.Error())
+		return
+	}
+	if !known {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("Tool '%s' not found.", truncate(req.Tool, 200)))
+		return
+	}
+	select {
+	case s.slots <- struct{}{}:
+	default:
+		writeError(w, http.StatusTooManyRequests, "too many calls in flight ("+strconv.Itoa(s.opts.MaxCalls)+"); wait for one to finish")
+		return
+	}
+
+	ctx, cancel := context.WithCancel(s.baseCtx)
+	c := &call{Call: Call{ID: tool.NewID(), Tool: req.Tool, Args: json.RawMessage(args), State: "running", Started: time.Now()}, cancel: cancel}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		cancel()
+		<-s.slots
+		writeError(w, http.StatusServiceUnavailable, "the server is shutting down")
+		return
+	}
+	s.calls[c.ID] = c
+	s.order = append(s.order, c.ID)
+	view := c.Call
+	s.hub.publish(Event{Type: EventCall, Call: &view})
+	s.mu.Unlock()
+
+	go s.run(ctx, c, toolCtx)
+	writeJSON(w, http.StatusAccepted, view)
+}
+
+// run makes the call and publishes its end.
+func (s *Server) run(ctx context.Context, c *call, toolCtx map[string]any) {
+	defer func() { <-s.slots }()
+	defer c.cancel()
+	res, err := tool.Call(ctx, s.ts, c.Tool, c.Args, &tool.CallOptions{
+		CallID:    c.ID,
+		Workspace: s.opts.Workspace,
+		Context:   toolCtx,
+		Respond:   s.broker.Respond,
+		OnResponse: func(r *tool.Request, _ tool.Response) {
+			s.waitLogged(r.ID)
+		},
+	})
+	engineErr := err != nil
+	if err != nil {
+		res = tool.ErrorResult(err)
+	}
+	raw, merr := s.resultJSON(res)
+	if merr != nil {
+		engineErr = true
+		raw, _ = json.Marshal(tool.ErrorResult(fmt.Errorf("the result cannot be shown: %w", merr)))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c.State, c.Finished, c.Result, c.EngineError = "done", time.Now(), raw, engineErr
+	view := c.Call
+	if !s.closed {
+		s.hub.publish(Event{Type: EventCall, Call: &view})
+	}
+	s.pruneLocked()
+}
+
+// resultJSON is the result object as the page shows it: an output longer
+// than MaxResultBytes is cut, and says so.
+func (s *Server) resultJSON(res *tool.Result) (json.RawMessage, error) {
+	raw, err := json.Marshal(res)
+	if err != nil || len(raw) <= s.opts.MaxResultBytes {
+		return raw, err
+	}
+	cut := *res
+	out := string(res.Output)
+	cut.Output, _ = json.Marshal(cutUTF8(out, s.opts.MaxResultBytes/2) +
+		fmt.Sprintf("… (%d more bytes not shown)", len(out)-s.opts.MaxResultBytes/2))
+	cut.Payload = map[string]json.RawMessage{}
+	for k, v := range res.Payload {
+		if len(v) > s.opts.MaxResultBytes/8 {
+			v, _ = json.Marshal(fmt.Sprintf("(%d bytes not shown)", len(v)))
+		}
+		cut.Payload[k] = v
+	}
+	return json.Marshal(&cut)
+}
+
+// pruneLocked forgets the oldest finished calls beyond keepCalls.
+func (s *Server) pruneLocked() {
+	for len(s.order) > keepCalls {
+		i := -1
+		for j, id := range s.order {
+			if s.calls[id].State == "done" {
+				i = j
+				break
+			}
+		}
+		if i < 0 {
+			return
+		}
+		delete(s.calls, s.order[i])
+		s.order = append(s.order[:i], s.order[i+1:]...)
+	}
+}
+
+// handleCancel cancels a running call: its pending requests are withdrawn
+// and it ends with status 499.
+func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
+	if !allow(w, r, http.MethodPost) || !s.guardAPI(w, r) {
+		return
+	}
+	if !s.drainEmptyBody(w, r) {
+		return
+	}
+	id := r.PathValue("id")
+	s.mu.Lock()
+	c := s.calls[id]
+	running := c != nil && c.State == "running"
+	s.mu.Unlock()
+	switch {
+	case c == nil:
+		writeError(w, http.StatusNotFound, "no such call: "+truncate(id, 100))
+	case !running:
+		writeError(w, http.StatusConflict, "the call has already finished")
+	default:
+		c.cancel()
+		writeJSON(w, http.StatusOK, map[string]any{"cancelled": id})
+	}
+}
+
+// hasTool reports whether the toolset lists name.
+func (s *Server) hasTool(ctx context.Context, name string) (bool, error) {
+	infos, err := s.ts.Tools(ctx)
+	if err != nil {
+		return false, err
+	}
+	for i := range infos {
+		if infos[i].Name == name {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// decodeBody reads a JSON object body into v: at most MaxBodyBytes, no
+// unknown fields, nothing after it. It writes the refusal and reports
+// false when the body is not acceptable.
+func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	if ct := r.Header.Get("Content-Type"); !isJSONType(ct) {
+		writeError(w, http.StatusUnsupportedMediaType, "the body must be application/json")
+		return false
+	}
+	body := http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		writeDecodeError(w, err)
+		return false
+	}
+	if _, err := dec.Token(); err == nil {
+		writeError(w, http.StatusBadRequest, "malformed JSON: data after the object")
+		return false
+	} else if !errors.Is(err, errEOF) {
+		writeDecodeError(w, err)
+		return false
+	}
+	return true
+}
+
+// drainEmptyBody accepts a request whose body is empty or a JSON object
+// that is ignored (POST endpoints without parameters).
+func (s *Server) drainEmptyBody(w http.ResponseWriter, r *http.Request) bool {
+	body := http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes)
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(body); err != nil {
+		writeDecodeError(w, err)
+		return false
+	}
+	if b := bytes.TrimSpace(buf.Bytes()); len(b) > 0 {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(b, &m) != nil {
+			writeError(w, http.StatusBadRequest, "malformed JSON: the body must be empty or an object")
+			return false
+		}
+	}
+	return true
+}
+
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

@@ -1,0 +1,47 @@
+// Package web is the web page of lcp (SPEC §14): one page, served from the
+// binary, that lists an inventory's libraries and tools, runs calls with
+// forms built from the tools' schemas, shows their normalized results, and
+// answers the confirmations and questions of running tools while they
+// wait, with a live event log.
+//
+// The page talks to a small JSON API under /api/ and follows a stream of
+// server-sent events; confirmations and questions are those of a
+// hitl.Broker made without a front end, which the page answers by id.
+//
+//	broker := hitl.New(nil, nil) // requests wait for the page
+//	defer broker.Close()
+//	eng, err := lcp.New(ctx, &lcp.Config{Respond: broker.Respond})
+//	if err != nil {
+//		return err
+//	}
+//	defer eng.Close()
+//	srv := web.NewServer(eng, broker, nil)
+//	defer srv.Close()
+//	hs := &http.Server{Addr: "127.0.0.1:7777", Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+//	return hs.ListenAndServe()
+//
+// # Security
+//
+// The server is meant for loopback: CheckAddr refuses another address
+// unless remote access is allowed. The page carries a random session token
+// (Server.Token) that every /api/ request must send in the X-LCP-Token
+// header (401 without, 403 when wrong); a Host header that does not name
+// the loopback interface is refused (DNS rebinding), as is a request from
+// another origin (Origin, Sec-Fetch-Site). With Options.Remote the page
+// itself is served only with ?token= in its URL. Bodies are capped
+// (Options.MaxBodyBytes), errors are JSON objects {"error": "..."}, and the
+// Content-Security-Policy allows the page's own files only, no inline
+// script. A secret answer is never echoed, logged or put in the event
+// log: the broker masks it in its events, and the page clears the field as
+// soon as it is read.
+//
+// # API
+//
+//	GET  /api/tools                   libraries with their tools and schemas, diagnostics
+//	GET  /api/state                   pending requests, recent calls, always approvals, latest events, seq
+//	GET  /api/events?since=SEQ        server-sent events after SEQ (request, call, output, resync)
+//	POST /api/calls                   {"tool", "args", "context"} -> 202 {call}; the result comes as a call event
+//	POST /api/calls/{id}/cancel       cancel a running call
+//	POST /api/requests/{id}/answer    {"action": "submit"|"decline"|"cancel", "value", "reason"}
+//	POST /api/grants/revoke           {"library", "label"} or {"all": true}
+package web

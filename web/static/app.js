@@ -1,0 +1,726 @@
+// The lcp web page: lists the inventory, runs calls, answers the
+// confirmations and questions of running tools, and shows the event log.
+// Plain script, no build step, no outside resources. Everything shown is
+// put in the DOM as text (textContent), never as HTML.
+'use strict';
+
+(() => {
+  const TOKEN = document.querySelector('meta[name="lcp-token"]').content;
+  const $ = (id) => document.getElementById(id);
+  const MAX_LOG = 1000;
+  const MAX_CALLS_SHOWN = 50;
+
+  // state mirrors the server: pending requests by id, calls by id, grants.
+  const state = {
+    pending: new Map(),
+    calls: new Map(),
+    grants: [],
+    seq: 0,
+    stale: false, // the server restarted with another token
+  };
+
+  // el builds an element: attrs are attributes (class, data-*, ...) except
+  // a few properties; children are nodes or strings (as text).
+  function el(tag, attrs, ...children) {
+    const n = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k === 'text') n.textContent = v;
+      else if (k === 'value' || k === 'checked' || k === 'disabled' || k === 'selected') n[k] = v;
+      else if (k.startsWith('on')) n.addEventListener(k.slice(2), v);
+      else n.setAttribute(k, v === true ? '' : String(v));
+    }
+    for (const c of children) {
+      if (c === undefined || c === null || c === false) continue;
+      n.append(typeof c === 'string' ? document.createTextNode(c) : c);
+    }
+    return n;
+  }
+
+  class APIError extends Error {
+    constructor(status, msg) { super(msg); this.status = status; }
+  }
+
+  async function api(method, path, body) {
+    const opts = { method, headers: { 'X-LCP-Token': TOKEN }, cache: 'no-store', credentials: 'same-origin' };
+    if (body !== undefined) {
+      opts.headers['Content-Type'] = 'application/json';
+      opts.body = typeof body === 'string' ? body : JSON.stringify(body);
+    }
+    const r = await fetch(path, opts);
+    let data = null;
+    try { data = await r.json(); } catch (_) { /* not JSON */ }
+    if (!r.ok) {
+      if (r.status === 403 && data && /session token/.test(data.error || '')) markStale();
+      throw new APIError(r.status, (data && data.error) || (r.status + ' ' + r.statusText));
+    }
+    return data;
+  }
+
+  const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
+  const clock = (t) => {
+    const d = t ? new Date(t) : new Date();
+    return d.toLocaleTimeString([], { hour12: false });
+  };
+
+  function setConn(s, msg) {
+    const c = $('conn');
+    c.dataset.state = s;
+    c.textContent = msg || { live: 'live', connecting: 'connecting…', offline: 'offline, retrying…' }[s] || s;
+  }
+
+  function markStale() {
+    state.stale = true;
+    setConn('stale', 'The server restarted: reload the page.');
+  }
+
+  // ---------------------------------------------------------------- live
+
+  // connect keeps the page in step with the server: read the state, follow
+  // the event stream from there, and start over after any break.
+  async function connect() {
+    let delay = 500;
+    while (!state.stale) {
+      try {
+        setConn('connecting');
+        const st = await api('GET', 'api/state');
+        applyState(st);
+        await follow(st.seq);
+        delay = 500;
+      } catch (e) {
+        if (state.stale) return;
+        setConn('offline', 'offline (' + e.message + '), retrying…');
+        await sleep(delay);
+        delay = Math.min(delay * 2, 5000);
+      }
+    }
+  }
+
+  // follow reads the server-sent events after seq until the stream ends or
+  // stalls; a resync event ends it too, so that connect re-reads the state.
+  async function follow(seq) {
+    const ctrl = new AbortController();
+    let watchdog;
+    const arm = () => {
+      clearTimeout(watchdog);
+      watchdog = setTimeout(() => ctrl.abort(), 45000); // pings come every 15 s
+    };
+    arm();
+    try {
+      const r = await fetch('api/events?since=' + seq, {
+        headers: { 'X-LCP-Token': TOKEN }, cache: 'no-store', signal: ctrl.signal,
+      });
+      if (!r.ok) {
+        let msg = r.status + ' ' + r.statusText;
+        try { msg = (await r.json()).error || msg; } catch (_) { /* keep */ }
+        if (r.status === 403 && /session token/.test(msg)) markStale();
+        throw new Error(msg);
+      }
+      setConn('live');
+      const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buf = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        arm();
+        buf += value;
+        let i;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          const ev = parseSSE(block);
+          if (!ev) continue;
+          if (ev.type === 'resync') { ctrl.abort(); return; }
+          applyEvent(ev);
+        }
+      }
+    } catch (e) {
+      if (ctrl.signal.aborted) return; // stalled or resync: start over
+      throw e;
+    } finally {
+      clearTimeout(watchdog);
+    }
+  }
+
+  function parseSSE(block) {
+    let data = '';
+    for (const line of block.split('\n')) {
+      if (line.startsWith('data:')) data += line.slice(5).trimStart();
+    }
+    if (!data) return null;
+    try { return JSON.parse(data); } catch (_) { return null; }
+  }
+
+  function applyState(st) {
+    state.seq = st.seq;
+    const ids = new Set();
+    for (const p of st.pending) {
+      ids.add(p.request.id);
+      state.pending.set(p.request.id, p);
+    }
+    for (const id of [...state.pending.keys()]) if (!ids.has(id)) state.pending.delete(id);
+    renderPending();
+    state.calls.clear();
+    for (const c of st.calls) state.calls.set(c.id, c);
+    renderCalls(true);
+    state.grants = st.grants;
+    renderGrants();
+    const log = $('log');
+    log.textContent = '';
+    for (const ev of st.events) logEvent(ev);
+  }
+
+  function applyEvent(ev) {
+    if (ev.seq <= state.seq) return; // already in the state
+    state.seq = ev.seq;
+    logEvent(ev);
+    switch (ev.type) {
+      case 'request': return applyRequestEvent(ev.request);
+      case 'call': {
+        state.calls.set(ev.call.id, ev.call);
+        return renderCall(ev.call);
+      }
+      case 'output': return appendOutput(ev.output);
+    }
+  }
+
+  function applyRequestEvent(h) {
+    switch (h.type) {
+      case 'opened':
+        state.pending.set(h.request.id, { request: h.request, opened: h.time, deadline: h.deadline });
+        break;
+      case 'answered': case 'withdrawn': case 'timed_out': case 'failed':
+        if (h.request) state.pending.delete(h.request.id);
+        break;
+      case 'granted':
+        state.grants.push(h.grant);
+        renderGrants();
+        return;
+      case 'revoked':
+        state.grants = state.grants.filter((g) => !(g.library === h.grant.library && g.label === h.grant.label));
+        renderGrants();
+        return;
+    }
+    renderPending();
+  }
+
+  // ------------------------------------------------------------ inventory
+
+  async function loadTools() {
+    for (;;) {
+      try {
+        const v = await api('GET', 'api/tools');
+        renderTools(v);
+        return;
+      } catch (e) {
+        $('libraries').textContent = '';
+        $('libraries').append(el('p', { class: 'error', text: 'Could not list the tools: ' + e.message }));
+        if (state.stale) return;
+        await sleep(2000);
+      }
+    }
+  }
+
+  function renderTools(v) {
+    const box = $('libraries');
+    box.textContent = '';
+    if (!v.libraries.length) box.append(el('p', { class: 'muted', text: 'No tools.' }));
+    for (const lib of v.libraries) {
+      const sec = el('section', { class: 'library', 'data-library': lib.id });
+      sec.append(el('header', {},
+        libraryIcon(lib.icon),
+        el('h3', { text: lib.name }),
+        lib.id && lib.id !== lib.name ? el('span', { class: 'muted mono', text: lib.id }) : null));
+      if (lib.description) sec.append(el('p', { class: 'lib-desc', text: lib.description }));
+      for (const t of lib.tools) sec.append(toolCard(t));
+      box.append(sec);
+    }
+    const d = $('diagnostics');
+    d.textContent = '';
+    if (v.diagnostics && v.diagnostics.length) {
+      const det = el('details', { class: 'diagnostics' }, el('summary', { text: v.diagnostics.length + ' diagnostic(s)' }));
+      const ul = el('ul');
+      for (const x of v.diagnostics) {
+        const where = x.file ? x.file + (x.line ? ':' + x.line : '') + ': ' : '';
+        ul.append(el('li', { class: 'sev-' + x.severity, text: x.severity + ': ' + where + x.message }));
+      }
+      det.append(ul);
+      d.append(det);
+    }
+    applyFilter();
+  }
+
+  function libraryIcon(icon) {
+    if (!icon) return el('span', { class: 'icon', 'aria-hidden': 'true', text: '🧰' });
+    if (/^data:image\/(png|gif|jpeg|webp|svg\+xml)[;,]/i.test(icon)) {
+      return el('img', { class: 'icon', src: icon, alt: '' });
+    }
+    // An emoji or a short mark; anything long (a path, a URL) is not fetched.
+    return el('span', { class: 'icon', 'aria-hidden': 'true', text: [...icon].length <= 4 ? icon : '🧰' });
+  }
+
+  function toolCard(t) {
+    const det = el('details', { class: 'tool', 'data-tool': t.name });
+    const first = (t.description || '').split('\n')[0];
+    det.append(el('summary', {}, el('span', { class: 'tool-name mono', text: t.name }), ' ', el('span', { class: 'muted', text: first })));
+    const body = el('div', { class: 'tool-body' });
+    if (t.description) body.append(el('p', { class: 'desc', text: t.description }));
+    const kinds = Object.keys(t.interactions || {}).filter((k) => t.interactions[k]);
+    const meta = el('p', { class: 'meta muted' });
+    if (kinds.length) meta.append('may ask: ' + kinds.join(', ') + ' ');
+    if (t.source) meta.append(el('span', { class: 'mono', title: t.source, text: t.source.split('/').pop() }));
+    if (t._parsed_via_regex_fallback) meta.append(el('span', { class: 'warn', text: ' (read by the fallback parser: the file is not valid Python)' }));
+    if (meta.childNodes.length) body.append(meta);
+
+    const form = el('form', { class: 'tool-form', novalidate: true, 'data-tool': t.name });
+    const fields = buildFields(t.input_schema || {}, 'f-' + t.name);
+    form.append(fields.node);
+    const err = el('p', { class: 'error form-error', role: 'alert' });
+    const run = el('button', { type: 'submit', class: 'primary', text: 'Run' });
+    const reset = el('button', { type: 'button', text: 'Reset', onclick: () => { form.reset(); fields.reset(); err.textContent = ''; } });
+    form.append(el('div', { class: 'buttons' }, run, reset), err);
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      err.textContent = '';
+      const got = fields.read();
+      if (got.error) { err.textContent = got.error; return; }
+      run.disabled = true;
+      try {
+        const c = await api('POST', 'api/calls', '{"tool":' + JSON.stringify(t.name) + ',"args":' + got.json + '}');
+        if (!state.calls.has(c.id)) { state.calls.set(c.id, c); renderCall(c); }
+      } catch (x) {
+        err.textContent = x.message;
+      } finally {
+        run.disabled = false;
+      }
+    });
+    body.append(form);
+    det.append(body);
+    return det;
+  }
+
+  $('filter').addEventListener('input', applyFilter);
+  function applyFilter() {
+    const q = $('filter').value.trim().toLowerCase();
+    for (const lib of document.querySelectorAll('#libraries .library')) {
+      let shown = 0;
+      const libText = lib.querySelector('header').textContent.toLowerCase();
+      for (const t of lib.querySelectorAll('.tool')) {
+        const hit = !q || libText.includes(q) || t.querySelector('summary').textContent.toLowerCase().includes(q);
+        t.hidden = !hit;
+        if (hit) shown++;
+      }
+      lib.hidden = shown === 0;
+    }
+  }
+
+  // ---------------------------------------------------------------- forms
+
+  function schemaType(ps) {
+    let t = ps && ps.type;
+    if (Array.isArray(t)) t = t.find((x) => x !== 'null');
+    if (['string', 'integer', 'number', 'boolean', 'array', 'object'].includes(t)) return t;
+    return 'json';
+  }
+
+  const INT_RE = /^[+-]?\d+$/;
+  const NUM_RE = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+
+  // buildFields returns the inputs of an object schema and read(), which
+  // gives the arguments as JSON text (integers are copied digit for digit,
+  // so big ones stay exact) or an error.
+  function buildFields(schema, prefix) {
+    const node = el('div', { class: 'fields' });
+    const props = (schema && typeof schema.properties === 'object' && schema.properties) || {};
+    const required = new Set(Array.isArray(schema && schema.required) ? schema.required : []);
+    const readers = [];
+    const resets = [];
+    let n = 0;
+    for (const [name, ps0] of Object.entries(props)) {
+      const ps = ps0 || {};
+      const type = schemaType(ps);
+      const req = required.has(name);
+      const has = Object.prototype.hasOwnProperty.call(ps, 'default');
+      const def = ps.default;
+      const id = prefix + '-' + (n++);
+      const label = el('label', { for: id },
+        el('span', { class: 'mono', text: name }),
+        req ? el('span', { class: 'req', title: 'required', text: ' *' }) : null,
+        el('span', { class: 'type muted', text: ' ' + type }));
+      const field = el('div', { class: 'field', 'data-field': name, 'data-type': type });
+      field.append(label);
+      let input;
+      let read;
+      let reset;
+      const enumVals = Array.isArray(ps.enum) && ps.enum.every((x) => typeof x === 'string') ? ps.enum : null;
+      if (enumVals) {
+        input = el('select', { id, name });
+        if (!req) input.append(el('option', { value: '', text: '(not set)' }));
+        for (const v of enumVals) input.append(el('option', { value: v, text: v }));
+        reset = () => { input.value = has && enumVals.includes(def) ? def : (req ? enumVals[0] : ''); };
+        read = () => (input.value === '' ? undefined : JSON.stringify(input.value));
+      } else if (type === 'boolean' && (req || has)) {
+        input = el('input', { id, name, type: 'checkbox' });
+        reset = () => { input.checked = def === true || def === 'true' || def === 'True'; };
+        read = () => (input.checked ? 'true' : 'false');
+      } else if (type === 'boolean') {
+        input = el('select', { id, name },
+          el('option', { value: '', text: '(not set)' }), el('option', { value: 'true', text: 'true' }), el('option', { value: 'false', text: 'false' }));
+        reset = () => { input.value = ''; };
+        read = () => (input.value === '' ? undefined : input.value);
+      } else if (type === 'array' || type === 'object' || type === 'json') {
+        input = el('textarea', { id, name, rows: 3, spellcheck: 'false', class: 'mono',
+          placeholder: type === 'array' ? '[ JSON array ]' : type === 'object' ? '{ JSON object }' : 'JSON value or text' });
+        reset = () => { input.value = has ? (typeof def === 'string' && type !== 'json' ? def : JSON.stringify(def, null, 2)) : ''; };
+        read = () => {
+          const raw = input.value.trim();
+          if (raw === '') {
+            if (req) throw new Error(name + ' is required');
+            return undefined;
+          }
+          let v;
+          try { v = JSON.parse(raw); } catch (_) {
+            if (type === 'json') return JSON.stringify(input.value);
+            throw new Error(name + ' must be a JSON ' + type);
+          }
+          if (type === 'array' && !Array.isArray(v)) throw new Error(name + ' must be a JSON array');
+          if (type === 'object' && (v === null || typeof v !== 'object' || Array.isArray(v))) throw new Error(name + ' must be a JSON object');
+          return raw;
+        };
+      } else if (type === 'integer' || type === 'number') {
+        input = el('input', { id, name, type: 'text', inputmode: type === 'integer' ? 'numeric' : 'decimal', autocomplete: 'off' });
+        reset = () => { input.value = has && def !== null ? String(def) : ''; };
+        read = () => {
+          const raw = input.value.trim();
+          if (raw === '') {
+            if (req) throw new Error(name + ' is required');
+            return undefined;
+          }
+          if (INT_RE.test(raw)) return raw.replace(/^\+/, '').replace(/^(-?)0+(?=\d)/, '$1');
+          if (type === 'integer') throw new Error(name + ' must be an integer');
+          if (!NUM_RE.test(raw) || !Number.isFinite(Number(raw))) throw new Error(name + ' must be a number');
+          return String(Number(raw));
+        };
+      } else {
+        const multi = ps.format === 'textarea' || (typeof def === 'string' && def.includes('\n'));
+        input = multi ? el('textarea', { id, name, rows: 3 }) : el('input', { id, name, type: 'text', autocomplete: 'off' });
+        reset = () => { input.value = has && def !== null ? (typeof def === 'string' ? def : JSON.stringify(def)) : ''; };
+        read = () => {
+          if (input.value === '') {
+            if (req) throw new Error(name + ' is required');
+            return undefined;
+          }
+          return JSON.stringify(input.value);
+        };
+      }
+      if (req && input.type !== 'checkbox') input.setAttribute('aria-required', 'true');
+      reset();
+      resets.push(reset);
+      field.append(input);
+      if (ps.description) field.append(el('small', { class: 'help', text: ps.description }));
+      node.append(field);
+      readers.push({ name, read, input });
+    }
+    if (!n) node.append(el('p', { class: 'muted', text: 'No parameters.' }));
+    return {
+      node,
+      reset: () => resets.forEach((r) => r()),
+      read: () => {
+        const parts = [];
+        for (const r of readers) {
+          r.input.removeAttribute('aria-invalid');
+          let v;
+          try { v = r.read(); } catch (e) {
+            r.input.setAttribute('aria-invalid', 'true');
+            r.input.focus();
+            return { error: e.message };
+          }
+          if (v !== undefined) parts.push(JSON.stringify(r.name) + ':' + v);
+        }
+        return { json: '{' + parts.join(',') + '}' };
+      },
+    };
+  }
+
+  // ------------------------------------------------------------- requests
+
+  const KIND_TITLES = { confirm: 'Approve this action?', text: 'A question', secret: 'A secret is needed', select: 'Choose', form: 'A form' };
+
+  function renderPending() {
+    const box = $('pending');
+    const cards = new Map([...box.querySelectorAll('article.request')].map((c) => [c.dataset.id, c]));
+    for (const [id, c] of cards) if (!state.pending.has(id)) c.remove();
+    const empty = box.querySelector('.empty');
+    if (empty) empty.hidden = state.pending.size > 0;
+    // Oldest first; an existing card stays as it is, with what was typed.
+    for (const [id, p] of state.pending) {
+      if (!cards.has(id)) box.append(requestCard(p));
+    }
+    $('pending-count').textContent = String(state.pending.size);
+    $('pending-count').dataset.count = String(state.pending.size);
+    document.title = (state.pending.size ? '(' + state.pending.size + ') ' : '') + document.title.replace(/^\(\d+\) /, '');
+  }
+
+  function requestCard(p) {
+    const r = p.request;
+    const card = el('article', { class: 'request', 'data-id': r.id, 'data-kind': r.kind, 'data-tool': r.tool });
+    card.append(el('header', {},
+      el('h3', { text: r.title || KIND_TITLES[r.kind] || r.kind }),
+      el('span', { class: 'muted' }, el('span', { class: 'mono', text: r.tool }), r.library ? ' · ' + r.library : ''),
+      p.deadline ? el('span', { class: 'deadline muted', 'data-deadline': p.deadline }) : null));
+    if (r.prompt) card.append(el('p', { class: 'prompt', text: r.prompt }));
+    const err = el('p', { class: 'error', role: 'alert' });
+    const buttons = el('div', { class: 'buttons' });
+    const send = async (body, clear) => {
+      err.textContent = '';
+      for (const b of buttons.querySelectorAll('button')) b.disabled = true;
+      try {
+        await api('POST', 'api/requests/' + encodeURIComponent(r.id) + '/answer', body);
+        if (clear) clear();
+        state.pending.delete(r.id);
+        renderPending();
+      } catch (e) {
+        if (clear) clear();
+        err.textContent = e.message;
+        if (e.status === 404 || e.status === 409) { state.pending.delete(r.id); setTimeout(renderPending, 1500); }
+        for (const b of buttons.querySelectorAll('button')) b.disabled = false;
+      }
+    };
+    const decline = el('button', { type: 'button', 'data-action': 'decline', text: 'Decline',
+      onclick: () => send({ action: 'decline', reason: 'The user declined to answer.' }) });
+
+    switch (r.kind) {
+      case 'confirm': {
+        if (r.label) card.append(el('p', { class: 'label' }, 'Action: ', el('span', { class: 'mono', text: r.label })));
+        if (r.source) card.append(el('pre', { class: 'source', text: r.source }));
+        if (r.argv && r.argv.length && r.argv.join(' ') !== r.source) card.append(el('p', { class: 'argv mono', text: r.argv.map(shellQuote).join(' ') }));
+        const fb = el('textarea', { class: 'feedback', rows: 2, placeholder: 'Feedback for the LLM (sent with Reject)', 'aria-label': 'feedback' });
+        card.append(fb);
+        buttons.append(
+          el('button', { type: 'button', class: 'primary', 'data-action': 'allow', text: 'Allow once',
+            onclick: () => send({ action: 'submit', value: 'allow' }) }),
+          el('button', { type: 'button', 'data-action': 'always', title: 'Allow this action for the rest of the session', text: 'Always',
+            onclick: () => send({ action: 'submit', value: 'always' }) }),
+          el('button', { type: 'button', class: 'danger', 'data-action': 'reject', text: 'Reject',
+            onclick: () => send({ action: 'decline', reason: fb.value.trim() || 'The operator rejected the action.' }) }));
+        break;
+      }
+      case 'text': case 'secret': {
+        let input;
+        if (r.kind === 'secret') {
+          input = el('input', { type: 'password', class: 'answer', autocomplete: 'new-password', spellcheck: 'false', 'aria-label': r.title || 'secret' });
+        } else if (r.multiline) {
+          input = el('textarea', { class: 'answer', rows: 4, 'aria-label': r.title || 'answer' });
+        } else {
+          input = el('input', { type: 'text', class: 'answer', autocomplete: 'off', 'aria-label': r.title || 'answer' });
+        }
+        if (r.kind === 'text' && r.default != null) input.value = r.default;
+        const submit = () => {
+          const v = input.value;
+          // A secret leaves the page's DOM as soon as it is read.
+          if (r.kind === 'secret') input.value = '';
+          send({ action: 'submit', value: v });
+        };
+        if (input.tagName === 'INPUT') input.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); submit(); } });
+        card.append(input);
+        buttons.append(el('button', { type: 'button', class: 'primary', 'data-action': 'submit', text: 'Submit', onclick: submit }), decline);
+        break;
+      }
+      case 'select': {
+        const sel = el('select', { class: 'answer', 'aria-label': r.title || 'choice' });
+        const def = r.default != null && (r.options || []).includes(r.default) ? r.default : null;
+        if (def === null) sel.append(el('option', { value: '', text: 'Choose…', disabled: true, selected: true }));
+        for (const o of r.options || []) sel.append(el('option', { value: o, text: o, selected: o === def }));
+        card.append(sel);
+        buttons.append(el('button', { type: 'button', class: 'primary', 'data-action': 'submit', text: 'Submit', onclick: () => {
+          if (sel.selectedIndex < 0 || sel.options[sel.selectedIndex].disabled) { err.textContent = 'Choose an option.'; return; }
+          send({ action: 'submit', value: sel.value });
+        } }), decline);
+        break;
+      }
+      case 'form': {
+        let schema = r.schema || {};
+        const fields = buildFields(schema, 'r-' + r.id);
+        card.append(fields.node);
+        buttons.append(el('button', { type: 'button', class: 'primary', 'data-action': 'submit', text: 'Submit', onclick: () => {
+          const got = fields.read();
+          if (got.error) { err.textContent = got.error; return; }
+          send('{"action":"submit","value":' + got.json + '}');
+        } }), decline);
+        break;
+      }
+      default:
+        card.append(el('p', { class: 'warn', text: 'This page cannot show a request of kind ' + r.kind + '.' }));
+        buttons.append(decline);
+    }
+    buttons.append(el('button', { type: 'button', class: 'link', 'data-action': 'cancel-call', title: 'Cancel the whole call', text: 'Cancel call',
+      onclick: () => send({ action: 'cancel', reason: 'The user cancelled the call.' }) }));
+    card.append(buttons, err);
+    return card;
+  }
+
+  function shellQuote(s) {
+    return /^[\w@%+=:,./-]+$/.test(s) ? s : "'" + s.replace(/'/g, "'\\''") + "'";
+  }
+
+  function renderGrants() {
+    const box = $('grants');
+    box.textContent = '';
+    if (!state.grants.length) return;
+    const ul = el('ul', { class: 'grants' });
+    for (const g of state.grants) {
+      ul.append(el('li', {}, 'Always allowed: ', el('span', { class: 'mono', text: g.library + ' / ' + g.label }), ' ',
+        el('button', { type: 'button', class: 'link', 'data-action': 'revoke', text: 'revoke',
+          onclick: () => api('POST', 'api/grants/revoke', { library: g.library, label: g.label }).catch((e) => alert(e.message)) })));
+    }
+    box.append(el('details', { open: true }, el('summary', { text: 'Always approvals (' + state.grants.length + ')' }), ul));
+  }
+
+  setInterval(() => {
+    const now = Date.now();
+    for (const n of document.querySelectorAll('[data-deadline]')) {
+      const left = Math.max(0, Math.round((Date.parse(n.dataset.deadline) - now) / 1000));
+      n.textContent = 'times out in ' + Math.floor(left / 60) + ':' + String(left % 60).padStart(2, '0');
+    }
+  }, 1000);
+
+  // ----------------------------------------------------------------- calls
+
+  function renderCalls(all) {
+    const box = $('calls');
+    if (all) {
+      for (const c of box.querySelectorAll('article.call')) c.remove();
+      const list = [...state.calls.values()].slice(-MAX_CALLS_SHOWN);
+      for (const c of list) renderCall(c);
+    }
+    const empty = box.querySelector('.empty');
+    if (empty) empty.hidden = !!box.querySelector('article.call');
+  }
+
+  function renderCall(c) {
+    const box = $('calls');
+    let card = box.querySelector('article.call[data-call="' + CSS.escape(c.id) + '"]');
+    const live = card ? card.querySelector('.live-output') : null;
+    const fresh = el('article', { class: 'call', 'data-call': c.id, 'data-state': c.state, 'data-tool': c.tool });
+    const head = el('header', {}, el('h3', { class: 'mono', text: c.tool }), el('span', { class: 'muted', text: clock(c.started) }));
+    const res = c.result && typeof c.result === 'object' ? c.result : null;
+    if (c.state === 'running') {
+      head.append(el('span', { class: 'status running', text: 'running…' }),
+        el('button', { type: 'button', class: 'link', 'data-action': 'cancel', text: 'cancel',
+          onclick: () => api('POST', 'api/calls/' + encodeURIComponent(c.id) + '/cancel', {}).catch((e) => alert(e.message)) }));
+    } else if (res) {
+      head.append(el('span', { class: 'status ' + (res.success ? 'ok' : 'failed'), 'data-status': res.status_code,
+        text: res.status_code + (res.success ? ' ok' : c.engine_error ? ' engine error' : ' failed') }));
+    }
+    fresh.append(head);
+    if (c.args && JSON.stringify(c.args) !== '{}') {
+      fresh.append(el('details', { class: 'args' }, el('summary', { text: 'arguments' }), el('pre', { text: JSON.stringify(c.args, null, 2) })));
+    }
+    fresh.append(live || el('pre', { class: 'live-output', hidden: true }));
+    if (res) fresh.append(resultView(res));
+    if (card) card.replaceWith(fresh);
+    else {
+      box.prepend(fresh);
+      const cards = box.querySelectorAll('article.call');
+      for (let i = MAX_CALLS_SHOWN; i < cards.length; i++) cards[i].remove();
+    }
+    renderCalls(false);
+  }
+
+  const META = new Set(['output', 'success', 'status_code', 'error', 'traceback', 'prompt_injection']);
+
+  function resultView(res) {
+    const box = el('div', { class: 'result' });
+    if (!res.success && res.error) box.append(el('p', { class: 'error result-error', text: res.error }));
+    if (res.output !== undefined && !(typeof res.output === 'string' && res.output === res.error)) {
+      box.append(el('pre', { class: 'output', text: typeof res.output === 'string' ? res.output : JSON.stringify(res.output, null, 2) }));
+    }
+    if (res.traceback) {
+      box.append(el('details', { class: 'traceback' }, el('summary', { text: 'Traceback' }), el('pre', { text: String(res.traceback) })));
+    }
+    if (res.prompt_injection) {
+      box.append(el('div', { class: 'prompt-injection' }, el('strong', { text: 'prompt_injection ' }),
+        el('span', { text: typeof res.prompt_injection === 'string' ? res.prompt_injection : JSON.stringify(res.prompt_injection) })));
+    }
+    const extra = Object.keys(res).filter((k) => !META.has(k));
+    if (extra.length) {
+      const dl = el('dl', { class: 'payload' });
+      for (const k of extra) {
+        const v = res[k];
+        dl.append(el('dt', { class: 'mono', text: k }), el('dd', {}, el('pre', { text: typeof v === 'string' ? v : JSON.stringify(v, null, 2) })));
+      }
+      box.append(el('details', { class: 'payload-keys', open: true }, el('summary', { text: 'payload: ' + extra.join(', ') }), dl));
+    }
+    return box;
+  }
+
+  function appendOutput(o) {
+    if (!o.call_id) return;
+    const card = $('calls').querySelector('article.call[data-call="' + CSS.escape(o.call_id) + '"]');
+    if (!card) return;
+    const pre = card.querySelector('.live-output');
+    pre.hidden = false;
+    pre.append(el('span', { class: 'stream-' + o.stream, text: o.text }));
+  }
+
+  // ------------------------------------------------------------------- log
+
+  function logEvent(ev) {
+    const line = describe(ev);
+    if (!line) return;
+    const log = $('log');
+    log.append(el('li', { class: 'ev ev-' + line.cls, 'data-seq': ev.seq },
+      el('time', { text: clock(ev.time) }), ' ', el('span', { class: 'what', text: line.what }), ' ', el('span', { text: line.text })));
+    while (log.childElementCount > MAX_LOG) log.firstElementChild.remove();
+    log.scrollTop = log.scrollHeight;
+  }
+
+  function describe(ev) {
+    switch (ev.type) {
+      case 'call': {
+        const c = ev.call;
+        if (c.state === 'running') return { cls: 'call', what: 'call', text: c.tool + ' ' + compact(c.args) };
+        const r = c.result || {};
+        const st = r.success ? r.status_code + ' ok' : r.status_code + ' ' + (r.error || 'failed');
+        return { cls: r.success ? 'done' : 'fail', what: 'result', text: c.tool + ' → ' + oneLine(st) };
+      }
+      case 'output':
+        return { cls: 'output', what: ev.output.stream || 'output', text: (ev.output.tool ? ev.output.tool + ': ' : '') + ev.output.text.replace(/\n$/, '') };
+      case 'request': {
+        const h = ev.request;
+        const r = h.request || {};
+        const who = r.tool ? r.tool + ' ' : '';
+        switch (h.type) {
+          case 'opened':
+            return { cls: 'ask', what: 'asks', text: who + r.kind + ': ' + oneLine(r.title || r.prompt || r.label || '') };
+          case 'answered': case 'failed': case 'timed_out': case 'withdrawn': {
+            const a = h.response || {};
+            let t = who + r.kind + ' ' + h.type.replace('_', ' ');
+            if (a.action === 'submit' && r.kind !== 'form') t += ': ' + oneLine(String(a.value));
+            else if (a.action === 'submit') t += ': ' + compact(a.value);
+            else t += ' (' + a.action + (a.reason ? ': ' + oneLine(a.reason) : '') + ')';
+            if (h.by) t += ' by ' + h.by.replace('_', ' ');
+            return { cls: h.type === 'answered' ? 'answer' : 'fail', what: 'answer', text: t };
+          }
+          case 'granted': return { cls: 'answer', what: 'always', text: 'allowed for the session: ' + h.grant.library + ' / ' + h.grant.label };
+          case 'revoked': return { cls: 'answer', what: 'revoked', text: h.grant.library + ' / ' + h.grant.label };
+        }
+        return null;
+      }
+    }
+    return null;
+  }
+
+  function compact(v) {
+    const s = JSON.stringify(v === undefined ? {} : v);
+    return s.length > 200 ? s.slice(0, 200) + '…' : s;
+  }
+
+  function oneLine(s) {
+    s = String(s).replace(/\s+/g, ' ').trim();
+    return s.length > 200 ? s.slice(0, 200) + '…' : s;
+  }
+
+  loadTools();
+  connect();
+})();
