@@ -231,12 +231,12 @@ var _ = filepath.Join
 
 func TestIdleTimeout(t *testing.T) {
 	t.Parallel()
-	p, tag := testPool(t, &Options{IdleTimeout: 200 * time.Millisecond})
+	p, tag := testPool(t, &Options{IdleTimeout: 500 * time.Millisecond})
 	lib := writeLib(t, "faults", faultLib)
 	ws := t.TempDir()
 	wantValue(t, mustCall(t, p, ws, lib, "tool_inc", "{}"), "1")
 	// A call longer than the timeout keeps its worker.
-	if _, err := p.Call(context.Background(), &Request{Workspace: ws, Library: lib, Function: "tool_loop", Timeout: 400 * time.Millisecond}, nil); !errors.Is(err, ErrTimeout) {
+	if _, err := p.Call(context.Background(), &Request{Workspace: ws, Library: lib, Function: "tool_loop", Timeout: 800 * time.Millisecond}, nil); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("err = %v", err)
 	}
 	wantValue(t, mustCall(t, p, ws, lib, "tool_inc", "{}"), "2")
