@@ -156,32 +156,41 @@ func main() {
 	// (b) two CPU-bound calls at once, two worker processes.
 	pool := worker.NewPool(&worker.Options{Python: *python, Processes: func(worker.Library) int { return 2 }})
 	defer pool.Close()
-	callCPU := func(args string) {
-		if _, err := pool.Call(ctx, &worker.Request{Workspace: ws, Library: lib, Function: "tool_cpu", Args: json.RawMessage(args)}, nil); err != nil {
-			log.Fatal(err)
-		}
-	}
 	var wg sync.WaitGroup
 	for range 2 { // start both processes
-		wg.Go(func() { callCPU(`{"n": 1000}`) })
+		wg.Go(func() {
+			if _, err := pool.Call(ctx, &worker.Request{Workspace: ws, Library: lib, Function: "tool_cpu", Args: json.RawMessage(`{"n": 1000}`)}, nil); err != nil {
+				log.Fatal(err)
+			}
+		})
 	}
 	wg.Wait()
-	var poolWall, refWall time.Duration
-	for range *rounds {
+	pair := func(p *worker.Pool) time.Duration {
 		t0 := time.Now()
 		for range 2 {
-			wg.Go(func() { callCPU(`{}`) })
+			wg.Go(func() {
+				if _, err := p.Call(ctx, &worker.Request{Workspace: ws, Library: lib, Function: "tool_cpu"}, nil); err != nil {
+					log.Fatal(err)
+				}
+			})
 		}
 		wg.Wait()
-		poolWall += time.Since(t0)
+		return time.Since(t0)
+	}
+	pair(single)
+	var poolWall, oneWall, refWall time.Duration
+	for range *rounds {
+		poolWall += pair(pool)
 		_, w := r.ask("cpu", 1)
 		refWall += w
+		oneWall += pair(single)
 	}
 	calls := float64(2 * *rounds)
-	poolTP, refTP := calls/poolWall.Seconds(), calls/refWall.Seconds()
+	poolTP, oneTP, refTP := calls/poolWall.Seconds(), calls/oneWall.Seconds(), calls/refWall.Seconds()
 	fmt.Println("(b) two CPU-bound calls at once (a 3M-iteration loop each)")
 	fmt.Printf("    %-36s %6.2f calls/s   (%d calls, %s)\n", "worker.Pool, 2 processes", poolTP, int(calls), poolWall.Round(time.Millisecond))
 	fmt.Printf("    %-36s %6.2f calls/s   (%d calls, %s)\n", "in-process Python, 2 threads", refTP, int(calls), refWall.Round(time.Millisecond))
+	fmt.Printf("    %-36s %6.2f calls/s   (control: one process, the GIL)\n", "worker.Pool, 1 process", oneTP)
 	fmt.Printf("    throughput ratio                     %6.2fx   (goal: at least 1.8x)\n\n", poolTP/refTP)
 
 	// (c) cold start: the first call of a library.
