@@ -73,6 +73,11 @@
 //	default: // reply.Value holds the return value as JSON
 //	}
 //
+// Start-up: the interpreter's real path is looked up once per pool (pyenv
+// shims and similar launchers cost tens of milliseconds per start), and the
+// first worker sends its compiled program back so that later ones skip
+// compiling it.
+//
 // Worker processes set sys.set_int_max_str_digits(0) (integers of any size
 // cross the protocol exactly) and remove the working directory from
 // sys.path (files in the workspace never shadow modules). On exit (Close, or
