@@ -141,7 +141,7 @@ func (a *alwaysSet) add(k string) {
 // respond answers one request of a running call: through the broker when
 // there is one, else by asking fe with the time limits of SPEC §10 and the
 // session's memory of "always".
-func (s *Server) respond(ctx context.Context, fe *clientFrontEnd, always *alwaysSet, r *tool.Request) tool.Response {
+func (s *Server) respond(ctx context.Context, fe *clientFrontEnd, session *sdk.ServerSession, r *tool.Request) tool.Response {
 	if s.opts.Broker != nil {
 		if s.opts.WithFrontEnd != nil {
 			ctx = s.opts.WithFrontEnd(ctx, fe)
@@ -149,6 +149,7 @@ func (s *Server) respond(ctx context.Context, fe *clientFrontEnd, always *always
 		return s.opts.Broker(ctx, r)
 	}
 	key := r.Library + "\x00" + r.Label
+	always := s.alwaysFor(session)
 	if r.Kind == tool.KindConfirm && always != nil && always.has(key) {
 		return r.Submitted(tool.Always)
 	}

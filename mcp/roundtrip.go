@@ -50,15 +50,19 @@ type inputAsk struct {
 	reply  chan *sdk.ElicitResult
 }
 
-func (s *Server) startRoundTrip(ctx context.Context, req *sdk.CallToolRequest, c *serverCall, inv tool.Invocation, fe *clientFrontEnd, always *alwaysSet) (*sdk.CallToolResult, error) {
+func (s *Server) startRoundTrip(ctx context.Context, req *sdk.CallToolRequest, c *serverCall, inv tool.Invocation) (*sdk.CallToolResult, error) {
 	// The call outlives this request: it may wait for answers that come
 	// with later requests.
 	runCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	rt := &roundTrip{s: s, token: tool.NewID() + tool.NewID(), name: c.name, call: c, cancel: cancel, asks: make(chan *inputAsk), done: make(chan struct{})}
-	fe.elicit = rt.elicit
+	c.frontEnd = func() *clientFrontEnd {
+		fe := newClientFrontEnd(s, req.ClientCapabilities(), clientName(req.ClientInfo()))
+		fe.elicit = rt.elicit
+		return fe
+	}
 	go func() {
 		defer close(rt.done)
-		rt.res, rt.err = c.drive(runCtx, inv, fe, always)
+		rt.res, rt.err = c.drive(runCtx, inv)
 		cancel(nil)
 	}()
 	rt.mu.Lock()

@@ -340,19 +340,22 @@ func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 	c := &serverCall{s: s, name: p.Name, h: h, structured: st != nil && st.structured}
 	c.progress.attach(ctx, req, s.opts.ProgressInterval)
 	inv := tool.Invocation{Arguments: p.Arguments}
-	fe := newClientFrontEnd(s, req.ClientCapabilities(), clientName(req.ClientInfo()))
-	always := s.alwaysFor(req.Session)
+	c.session = req.Session
 	if !newProtocol(req) {
 		ss := req.Session
-		fe.elicit = func(ctx context.Context, p *sdk.ElicitParams) (*sdk.ElicitResult, error) { return ss.Elicit(ctx, p) }
-		fe.complete = func(ctx context.Context, id string) {
-			_ = ss.NotifyElicitationComplete(ctx, &sdk.ElicitationCompleteParams{ElicitationID: id})
+		c.frontEnd = func() *clientFrontEnd {
+			fe := newClientFrontEnd(s, req.ClientCapabilities(), clientName(req.ClientInfo()))
+			fe.elicit = func(ctx context.Context, p *sdk.ElicitParams) (*sdk.ElicitResult, error) { return ss.Elicit(ctx, p) }
+			fe.complete = func(ctx context.Context, id string) {
+				_ = ss.NotifyElicitationComplete(ctx, &sdk.ElicitationCompleteParams{ElicitationID: id})
+			}
+			return fe
 		}
-		res, err := c.drive(ctx, inv, fe, always)
+		res, err := c.drive(ctx, inv)
 		c.progress.detach()
 		return c.toMCP(res, err), nil
 	}
-	return s.startRoundTrip(ctx, req, c, inv, fe, always)
+	return s.startRoundTrip(ctx, req, c, inv)
 }
 
 // alwaysFor returns the session's memory of "always" answers, dropped when
@@ -384,16 +387,24 @@ type serverCall struct {
 	h          tool.Handler
 	structured bool
 	progress   progressSink
+	session    *sdk.ServerSession
+	// frontEnd makes the front end of the call's session; it is made when
+	// the tool first asks, as most calls never do.
+	frontEnd func() *clientFrontEnd
+	fe       *clientFrontEnd
 }
 
 // drive runs the handler to completion, answering its requests through fe.
-func (c *serverCall) drive(ctx context.Context, inv tool.Invocation, fe *clientFrontEnd, always *alwaysSet) (*tool.Result, error) {
+func (c *serverCall) drive(ctx context.Context, inv tool.Invocation) (*tool.Result, error) {
 	ctx = WithProgress(ctx, c.progress.report)
 	step, err := c.h.Invoke(ctx, inv)
 	for err == nil && step.Request != nil {
 		r := step.Request
 		c.progress.waiting(r)
-		resp := c.s.respond(ctx, fe, always, r)
+		if c.fe == nil {
+			c.fe = c.frontEnd()
+		}
+		resp := c.s.respond(ctx, c.fe, c.session, r)
 		c.progress.waiting(nil)
 		step, err = c.h.Respond(ctx, resp)
 		var bad *tool.InvalidInteractionError
