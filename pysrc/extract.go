@@ -3,7 +3,7 @@ package pysrc
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
+	"strings"
 
 	"github.com/lcptools/lcp/pysrc/ast"
 	"github.com/lcptools/lcp/pysrc/parser"
@@ -22,11 +22,12 @@ var hiddenParams = map[string]bool{
 // host-injected names of SPEC §5.
 func IsHiddenParam(name string) bool { return hiddenParams[name] }
 
-var promptRE = regexp.MustCompile(`^tool_.+_prompt$`)
-
 // IsPromptName reports whether a function name is a prompt provider
 // (^tool_.+_prompt$), never a tool.
-func IsPromptName(name string) bool { return promptRE.MatchString(name) }
+func IsPromptName(name string) bool {
+	return len(name) >= len("tool_x_prompt") && strings.HasPrefix(name, "tool_") && strings.HasSuffix(name, "_prompt") &&
+		!strings.Contains(name, "\n")
+}
 
 func extract(filename string, src []byte) *File {
 	f := &File{Filename: filename, Library: Library{Name: Stem(filename)}}
@@ -156,9 +157,14 @@ func (x *extractor) function(fn *ast.FunctionDef, nested bool) {
 	t.Description = description(doc)
 	docs := paramDocs(doc)
 	a := fn.Args
-	positional := append(append([]*ast.Arg{}, a.PosOnly...), a.Args...)
-	firstDefault := len(positional) - len(a.Defaults)
-	index := map[string]int{}
+	n := len(a.PosOnly) + len(a.Args) + len(a.KwOnly)
+	t.Params = make([]Param, 0, n)
+	t.Declared = make([]string, 0, n+2)
+	var undocumented []string
+	var index map[string]int // only for long parameter lists
+	if n > 16 {
+		index = make(map[string]int, n)
+	}
 	add := func(arg *ast.Arg, def ast.Expr) {
 		t.Declared = append(t.Declared, arg.Name)
 		if hiddenParams[arg.Name] {
@@ -166,35 +172,42 @@ func (x *extractor) function(fn *ast.FunctionDef, nested bool) {
 		}
 		p := Param{Name: arg.Name, Type: "string"}
 		if arg.Annotation != nil {
-			p.Type = jsonType(pyval.Unparse(arg.Annotation))
+			p.Type = annotationType(arg.Annotation)
 		}
 		if d, ok := docs[arg.Name]; ok {
 			p.Description = d
 		} else {
 			p.Description = "Parameter '" + arg.Name + "'"
-			if x.f != nil {
-				x.f.Diagnostics = append(x.f.Diagnostics, Diagnostic{x.f.Filename, x.line(arg.Pos()), DiagUndocumented,
-					"parameter '" + arg.Name + "' of " + fn.Name + " has no description in the docstring"})
-			}
+			undocumented = append(undocumented, arg.Name)
 		}
 		if def != nil {
 			p.Default = defaultJSON(def)
 		} else {
 			t.Required = append(t.Required, arg.Name)
 		}
-		if i, dup := index[arg.Name]; dup {
-			t.Params[i] = p
-			return
+		// a repeated name replaces the earlier property in its position
+		if index != nil {
+			if i, dup := index[arg.Name]; dup {
+				t.Params[i] = p
+				return
+			}
+			index[arg.Name] = len(t.Params)
+		} else {
+			for i := range t.Params {
+				if t.Params[i].Name == arg.Name {
+					t.Params[i] = p
+					return
+				}
+			}
 		}
-		index[arg.Name] = len(t.Params)
 		t.Params = append(t.Params, p)
 	}
-	for i, arg := range positional {
-		var def ast.Expr
-		if i >= firstDefault && i-firstDefault < len(a.Defaults) {
-			def = a.Defaults[i-firstDefault]
-		}
-		add(arg, def)
+	firstDefault := len(a.PosOnly) + len(a.Args) - len(a.Defaults)
+	for i, arg := range a.PosOnly {
+		add(arg, positionalDefault(a, i, firstDefault))
+	}
+	for i, arg := range a.Args {
+		add(arg, positionalDefault(a, len(a.PosOnly)+i, firstDefault))
 	}
 	if a.VarArg != nil {
 		t.Declared = append(t.Declared, "*"+a.VarArg.Name)
@@ -210,11 +223,43 @@ func (x *extractor) function(fn *ast.FunctionDef, nested bool) {
 		t.AcceptsKwargs = true
 		t.Declared = append(t.Declared, "**"+a.KwArg.Name)
 	}
+	if len(undocumented) > 0 {
+		msg := "parameter '" + undocumented[0] + "' of " + fn.Name + " has no description in the docstring"
+		if len(undocumented) > 1 {
+			msg = "parameters '" + strings.Join(undocumented, "', '") + "' of " + fn.Name + " have no description in the docstring"
+		}
+		x.f.Diagnostics = append(x.f.Diagnostics, Diagnostic{x.f.Filename, line, DiagUndocumented, msg})
+	}
 	if nested {
 		x.f.Diagnostics = append(x.f.Diagnostics, Diagnostic{x.f.Filename, line, DiagNestedTool,
 			fn.Name + " is defined inside a function or class: it is not a module attribute and cannot be called"})
 	}
 	x.f.Tools = append(x.f.Tools, t)
+}
+
+func positionalDefault(a *ast.Arguments, i, firstDefault int) ast.Expr {
+	if i >= firstDefault && i-firstDefault < len(a.Defaults) {
+		return a.Defaults[i-firstDefault]
+	}
+	return nil
+}
+
+// annotationType is jsonType of the unparsed annotation, without
+// allocating for the common plain names.
+func annotationType(e ast.Expr) string {
+	if n, ok := e.(*ast.Name); ok && isASCII(n.Id) {
+		return jsonTypeASCII(n.Id)
+	}
+	return jsonType(pyval.Unparse(e))
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // defaultJSON is SPEC §5's default rule: the literal value when

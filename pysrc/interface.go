@@ -24,6 +24,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/lcptools/lcp/pysrc/pyval"
 	"github.com/lcptools/lcp/pysrc/scanner"
 )
 
@@ -146,52 +147,47 @@ func ReadFile(filename string, src []byte) (*File, error) {
 // InputSchema returns the tool's input schema:
 // {"type": "object", "properties": {...}, "required": [...]} with property
 // keys in the order type, description, default.
-func (t *Tool) InputSchema() json.RawMessage {
-	var b bytes.Buffer
-	t.writeSchema(&b)
-	return b.Bytes()
-}
+func (t *Tool) InputSchema() json.RawMessage { return t.appendSchema(nil) }
 
-func (t *Tool) writeSchema(b *bytes.Buffer) {
-	b.WriteString(`{"type": "object", "properties": {`)
+func (t *Tool) appendSchema(b []byte) []byte {
+	b = append(b, `{"type": "object", "properties": {`...)
 	for i, p := range t.Params {
 		if i > 0 {
-			b.WriteString(", ")
+			b = append(b, ", "...)
 		}
-		b.WriteString(jsonString(p.Name))
-		b.WriteString(`: {"type": `)
-		b.WriteString(jsonString(p.Type))
-		b.WriteString(`, "description": `)
-		b.WriteString(jsonString(p.Description))
+		b = pyval.AppendJSONString(b, p.Name)
+		b = append(b, `: {"type": `...)
+		b = pyval.AppendJSONString(b, p.Type)
+		b = append(b, `, "description": `...)
+		b = pyval.AppendJSONString(b, p.Description)
 		if p.Default != nil {
-			b.WriteString(`, "default": `)
-			b.Write(p.Default)
+			b = append(b, `, "default": `...)
+			b = append(b, p.Default...)
 		}
-		b.WriteString("}")
+		b = append(b, '}')
 	}
-	b.WriteString(`}, "required": [`)
+	b = append(b, `}, "required": [`...)
 	for i, r := range t.Required {
 		if i > 0 {
-			b.WriteString(", ")
+			b = append(b, ", "...)
 		}
-		b.WriteString(jsonString(r))
+		b = pyval.AppendJSONString(b, r)
 	}
-	b.WriteString("]}")
+	return append(b, "]}"...)
 }
 
 // MarshalJSON returns {"name", "description", "input_schema"}, plus
 // "_parsed_via_regex_fallback": true for fallback tools.
 func (t *Tool) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteString(`{"name": `)
-	b.WriteString(jsonString(t.Name))
-	b.WriteString(`, "description": `)
-	b.WriteString(jsonString(t.Description))
-	b.WriteString(`, "input_schema": `)
-	t.writeSchema(&b)
+	b := make([]byte, 0, 256)
+	b = append(b, `{"name": `...)
+	b = pyval.AppendJSONString(b, t.Name)
+	b = append(b, `, "description": `...)
+	b = pyval.AppendJSONString(b, t.Description)
+	b = append(b, `, "input_schema": `...)
+	b = t.appendSchema(b)
 	if t.ParsedViaRegexFallback {
-		b.WriteString(`, "_parsed_via_regex_fallback": true`)
+		b = append(b, `, "_parsed_via_regex_fallback": true`...)
 	}
-	b.WriteString("}")
-	return b.Bytes(), nil
+	return append(b, '}'), nil
 }

@@ -237,6 +237,9 @@ func paramDocs(doc string) map[string]string {
 
 // jsonType is SPEC §5's annotation rule.
 func jsonType(annotation string) string {
+	if isASCII(annotation) {
+		return jsonTypeASCII(annotation)
+	}
 	a := pyLower(annotation)
 	switch {
 	case strings.Contains(a, "int"):
@@ -251,6 +254,44 @@ func jsonType(annotation string) string {
 		return "object"
 	}
 	return "string"
+}
+
+// jsonTypeASCII is jsonType for ASCII text, without allocating.
+func jsonTypeASCII(a string) string {
+	switch {
+	case containsFold(a, "int"):
+		return "integer"
+	case containsFold(a, "float") || containsFold(a, "number"):
+		return "number"
+	case containsFold(a, "bool"):
+		return "boolean"
+	case containsFold(a, "list") || containsFold(a, "array"):
+		return "array"
+	case containsFold(a, "dict") || containsFold(a, "object"):
+		return "object"
+	}
+	return "string"
+}
+
+// containsFold reports whether the ASCII text s contains the lower-case
+// ASCII needle, ignoring the case of s.
+func containsFold(s, needle string) bool {
+	for i := 0; i+len(needle) <= len(s); i++ {
+		j := 0
+		for ; j < len(needle); j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != needle[j] {
+				break
+			}
+		}
+		if j == len(needle) {
+			return true
+		}
+	}
+	return false
 }
 
 // stripQuotes is Python's str.strip("'\"").

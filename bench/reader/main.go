@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
@@ -36,9 +37,20 @@ func main() {
 	python := flag.String("python", "", "Python interpreter of the reference (default: python3.12, else python3)")
 	runs := flag.Int("runs", 3, "runs per side; the best counts")
 	corpus := flag.String("corpus", "", "directory of .py files to use instead of the renamed standard library")
+	cpuprofile := flag.String("cpuprofile", "", "with -extract: write a CPU profile to this file")
 	flag.Parse()
 	if *extract {
+		if *cpuprofile != "" {
+			f, err := os.Create(*cpuprofile)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
 		if err := extractMain(os.Stdin, os.Stdout); err != nil {
+			pprof.StopCPUProfile()
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

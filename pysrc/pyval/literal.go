@@ -144,42 +144,59 @@ func writeFloat(b *strings.Builder, f float64, neg bool) bool {
 // writeJSONString writes s as a JSON string, escaping only what JSON
 // requires (non-ASCII text stays as is; invalid UTF-8 becomes U+FFFD).
 func writeJSONString(b *strings.Builder, s string) {
-	b.WriteString(JSONString(s))
+	var buf [64]byte
+	b.Write(AppendJSONString(buf[:0], s))
 }
 
 // JSONString returns s as a JSON string literal: quotes, backslashes and
 // control characters escaped, other characters as they are, invalid UTF-8
-// replaced by U+FFFD.
-func JSONString(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte('"')
+// (and lone surrogates) replaced by U+FFFD.
+func JSONString(s string) string { return string(AppendJSONString(nil, s)) }
+
+// AppendJSONString appends JSONString(s) to dst.
+func AppendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
 	for i := 0; i < len(s); {
-		r, n := DecodeChar(s[i:])
-		i += n
-		switch {
-		case r == utf8.RuneError && n == 1, isSurrogate(r):
-			b.WriteString("\ufffd")
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			b.WriteString(`\u00`)
-			b.WriteByte(hexDigits[r>>4])
-			b.WriteByte(hexDigits[r&0xf])
-		case r == 0x2028 || r == 0x2029:
-			b.WriteString(`\u` + strconv.FormatInt(int64(r), 16))
-		default:
-			b.WriteRune(r)
+		c := s[i]
+		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
+			i++
+			continue
 		}
+		if c >= 0x80 {
+			r, n := DecodeChar(s[i:])
+			if !(r == utf8.RuneError && n == 1) && !isSurrogate(r) && r != 0x2028 && r != 0x2029 {
+				i += n
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			if r == 0x2028 || r == 0x2029 {
+				dst = append(dst, `\u`+strconv.FormatInt(int64(r), 16)...)
+			} else {
+				dst = append(dst, "\ufffd"...)
+			}
+			i += n
+			start = i
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"':
+			dst = append(dst, `\"`...)
+		case '\\':
+			dst = append(dst, `\\`...)
+		case '\n':
+			dst = append(dst, `\n`...)
+		case '\r':
+			dst = append(dst, `\r`...)
+		case '\t':
+			dst = append(dst, `\t`...)
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		i++
+		start = i
 	}
-	b.WriteByte('"')
-	return b.String()
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }

@@ -44,6 +44,9 @@ const infStr = "1e309"
 // Unparse returns the source text of e as Python 3.12's ast.unparse prints
 // it.
 func Unparse(e ast.Expr) string {
+	if n, ok := e.(*ast.Name); ok {
+		return n.Id
+	}
 	var u unparser
 	u.expr(e, precTest)
 	return u.b.String()
