@@ -24,6 +24,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
@@ -31,6 +32,7 @@ import (
 	"github.com/lcptools/lcp/binding"
 	"github.com/lcptools/lcp/hitl"
 	"github.com/lcptools/lcp/llm"
+	"github.com/lcptools/lcp/mcp"
 	"github.com/lcptools/lcp/tool"
 	"github.com/lcptools/lcp/worker"
 )
@@ -62,6 +64,13 @@ type Config struct {
 	// DynamicPrompts applies tool_<name>_prompt functions when listing
 	// tools (on for hosts that feed an LLM; `lcp list` lists static specs).
 	DynamicPrompts bool
+	// MCPServers are MCP servers whose tools join the inventory, named
+	// "<alias>::<tool>" (see mcp.LoadConfig for the configuration file).
+	// A server that fails to start is a diagnostic; the rest works.
+	MCPServers []mcp.ServerConfig
+	// MCPStderr receives the standard error of stdio MCP servers; nil
+	// discards it.
+	MCPStderr io.Writer
 	// Toolsets are more toolsets for the inventory (native Go tools of
 	// the host, MCP servers...), after the LCP tools; first name wins.
 	Toolsets []tool.Toolset
@@ -83,10 +92,11 @@ type Config struct {
 
 // Engine is a running inventory. It is safe for concurrent use.
 type Engine struct {
-	cfg  Config
-	pool *worker.Pool
-	lcp  *binding.Binding
-	inv  *tool.Inventory
+	cfg    Config
+	pool   *worker.Pool
+	lcp    *binding.Binding
+	remote *mcp.ClientToolset
+	inv    *tool.Inventory
 }
 
 // New builds the engine's inventory. Problems with individual tool files
@@ -143,6 +153,18 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 		// The Go built-ins come first, then the built-in Python examples.
 		sets[0], sets[1] = sets[1], sets[0]
 	}
+	if len(e.cfg.MCPServers) > 0 {
+		remote, err := mcp.NewClientToolset(ctx, e.cfg.MCPServers, &mcp.ClientOptions{
+			Respond: e.cfg.Respond, Stderr: e.cfg.MCPStderr, Logger: e.cfg.Logger,
+		})
+		if err != nil {
+			b.Close()
+			e.pool.Close()
+			return nil, fmt.Errorf("mcp servers: %w", err)
+		}
+		e.remote = remote
+		sets = append(sets, remote)
+	}
 	sets = append(sets, e.cfg.Toolsets...)
 	e.inv = tool.Compose(sets...)
 	return e, nil
@@ -172,7 +194,11 @@ func (e *Engine) Workspace() string { return e.lcp.Workspace() }
 // reported, for `lcp check` and host UIs.
 func (e *Engine) Diagnostics(ctx context.Context) []tool.Diagnostic {
 	_, _ = e.inv.Tools(ctx)
-	return append(e.lcp.Diagnostics(), e.inv.Diagnostics()...)
+	d := e.lcp.Diagnostics()
+	if e.remote != nil {
+		d = append(d, e.remote.Diagnostics()...)
+	}
+	return append(d, e.inv.Diagnostics()...)
 }
 
 // Specs returns the tools' specs in format f.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lcptools/lcp"
 	"github.com/lcptools/lcp/llm"
+	"github.com/lcptools/lcp/mcp"
 	"github.com/spf13/pflag"
 )
 
@@ -22,6 +23,7 @@ type inventoryFlags struct {
 	timeout    time.Duration
 	noCoerce   bool
 	llm        string
+	mcpConfig  string
 	// getenv reads the environment (the API key of --llm); nil means
 	// os.Getenv.
 	getenv func(string) string
@@ -42,6 +44,7 @@ func (f *inventoryFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.python, "python", "", "Python `interpreter` for Python tools (default: python3 on PATH)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "time limit of each call, e.g. 30s (default: none)")
 	fs.BoolVar(&f.noCoerce, "no-coerce", false, "pass string arguments to Python tools as given, without coercion")
+	fs.StringVar(&f.mcpConfig, "mcp-config", "", "JSON `file` of MCP servers whose tools join the inventory as <alias>::<tool> (the mcpServers shape of desktop clients, or a list)")
 	fs.StringVar(&f.llm, "llm", "", "OpenAI-compatible `endpoint` (BASE_URL[#MODEL]) that Python tools reach through lollms_client_instance.generate_text; key from $LCP_API_KEY or $OPENAI_API_KEY")
 }
 
@@ -63,6 +66,13 @@ func (f *inventoryFlags) config() (*lcp.Config, error) {
 		if err := json.Unmarshal(raw, &cfg.HostToolConfigs); err != nil {
 			return nil, usagef("--host-config %s: not a JSON object of objects keyed by library stem: %v", f.hostConfig, err)
 		}
+	}
+	if f.mcpConfig != "" {
+		servers, err := mcp.LoadConfig(f.mcpConfig)
+		if err != nil {
+			return nil, usagef("--mcp-config: %v", err)
+		}
+		cfg.MCPServers = servers
 	}
 	if f.llm != "" {
 		base, model, err := llm.ParseEndpoint(f.llm)
