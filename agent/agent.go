@@ -167,6 +167,9 @@ type runner struct {
 	conv  *Conversation
 	opts  *Options
 	res   Result
+	// back maps the names the model was given (tool.WireNames) to the
+	// tools' names, from the last listing.
+	back map[string]string
 }
 
 func (r *runner) emit(e Event) {
@@ -277,9 +280,19 @@ func (r *runner) specs(ctx context.Context) ([]json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Function names are restricted ("alias::tool" of MCP servers is
+	// not accepted): the model gets wire names, mapped back at the call.
+	names := make([]string, len(infos))
+	for i := range infos {
+		names[i] = infos[i].Name
+	}
+	wire, back := tool.WireNames(names)
+	r.back = back
 	specs := make([]json.RawMessage, len(infos))
 	for i := range infos {
-		specs[i] = infos[i].Spec(tool.FormatOpenAI)
+		info := infos[i]
+		info.Name = wire[i]
+		specs[i] = info.Spec(tool.FormatOpenAI)
 	}
 	return specs, nil
 }
@@ -343,6 +356,9 @@ func (r *runner) runCall(ctx context.Context, step int, call llm.ToolCall, args 
 
 // call runs a call through the toolset.
 func (r *runner) call(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
+	if real, ok := r.back[name]; ok {
+		name = real
+	}
 	if ex, ok := r.ts.(executor); ok && r.opts.Respond == nil {
 		return ex.ExecuteTool(ctx, name, args), nil
 	}

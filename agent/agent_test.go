@@ -461,3 +461,24 @@ func TestRunTimeoutOfModel(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestRunWireNames: a tool whose name LLM APIs refuse ("alias::tool" of an
+// MCP server) is offered under its wire name and called by it.
+func TestRunWireNames(t *testing.T) {
+	remote, err := native.Func(tool.Info{Name: "srv::echo", Description: "Echoes remotely.", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)},
+		func(ctx context.Context, args map[string]any) (any, error) { return "remote " + args["text"].(string), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.New(t, llmtest.Calls(llmtest.Call("c1", "srv__echo", `{"text":"hi"}`)), llmtest.Text("done"))
+	if _, err := agent.Run(context.Background(), tools(t, remote), srv.Client(), agent.NewConversation(llm.User("echo hi")), nil); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if diff := cmp.Diff([]string{"tool_add", "tool_echo", "srv__echo"}, reqs[0].ToolNames()); diff != "" {
+		t.Errorf("tools mismatch (-want +got):\n%s", diff)
+	}
+	if m, _ := reqs[1].ToolMessage("c1"); m.Content != "remote hi" {
+		t.Errorf("tool message %q", m.Content)
+	}
+}

@@ -122,6 +122,7 @@ type Server struct {
 
 type servedTool struct {
 	info       tool.Info
+	wire       string // the name clients call it by (tool.WireNames)
 	structured bool
 }
 
@@ -216,19 +217,27 @@ func (s *Server) sync(ctx context.Context) error {
 	if err != nil && len(infos) == 0 {
 		return err
 	}
+	// MCP clients (and the LLM APIs behind them) accept only some names:
+	// "alias::tool" and the like are served under their wire name.
+	names := make([]string, len(infos))
+	for i := range infos {
+		names[i] = infos[i].Name
+	}
+	wire, _ := tool.WireNames(names)
 	seen := make(map[string]bool, len(infos))
 	var add []*sdk.Tool
 	var added []*servedTool
 	s.mu.RLock()
-	for _, info := range infos {
-		if seen[info.Name] {
+	for i, info := range infos {
+		w := wire[i]
+		if seen[w] {
 			continue
 		}
-		seen[info.Name] = true
-		if old, ok := s.tools[info.Name]; ok && sameInfo(&old.info, &info) {
+		seen[w] = true
+		if old, ok := s.tools[w]; ok && old.info.Name == info.Name && sameInfo(&old.info, &info) {
 			continue
 		}
-		t, st, ok := s.toSDKTool(info)
+		t, st, ok := s.toSDKTool(info, w)
 		if !ok {
 			continue
 		}
@@ -257,7 +266,7 @@ func (s *Server) sync(ctx context.Context) error {
 	}
 	for _, st := range added {
 		if st != nil {
-			s.tools[st.info.Name] = st
+			s.tools[st.wire] = st
 		}
 	}
 	s.mu.Unlock()
@@ -272,7 +281,7 @@ func sameInfo(a, b *tool.Info) bool {
 // not an object schema cannot be served (MCP requires one) and is left
 // out; an output schema is passed on only when it describes an object,
 // as older clients require.
-func (s *Server) toSDKTool(info tool.Info) (*sdk.Tool, *servedTool, bool) {
+func (s *Server) toSDKTool(info tool.Info, wire string) (*sdk.Tool, *servedTool, bool) {
 	in := info.InputSchema
 	if len(bytes.TrimSpace(in)) == 0 {
 		in = json.RawMessage(`{"type":"object"}`)
@@ -281,8 +290,8 @@ func (s *Server) toSDKTool(info tool.Info) (*sdk.Tool, *servedTool, bool) {
 		s.opts.Logger.Warn("not serving a tool whose input schema is not an object schema", "tool", info.Name)
 		return nil, nil, false
 	}
-	t := &sdk.Tool{Name: info.Name, Description: info.Description, InputSchema: in}
-	st := &servedTool{info: info}
+	t := &sdk.Tool{Name: wire, Description: info.Description, InputSchema: in}
+	st := &servedTool{info: info, wire: wire}
 	if len(info.OutputSchema) > 0 && schemaType(info.OutputSchema) == "object" {
 		t.OutputSchema = info.OutputSchema
 		st.structured = true
@@ -326,7 +335,14 @@ func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 	if p.RequestState != "" {
 		return s.resume(ctx, req)
 	}
-	h, err := s.ts.Handler(ctx, p.Name)
+	s.mu.RLock()
+	st := s.tools[p.Name]
+	s.mu.RUnlock()
+	name := p.Name
+	if st != nil {
+		name = st.info.Name
+	}
+	h, err := s.ts.Handler(ctx, name)
 	if err != nil {
 		var unknown *tool.UnknownToolError
 		if errors.As(err, &unknown) {
@@ -334,9 +350,6 @@ func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 		}
 		return errorToMCP(err), nil
 	}
-	s.mu.RLock()
-	st := s.tools[p.Name]
-	s.mu.RUnlock()
 	c := &serverCall{s: s, name: p.Name, h: h, structured: st != nil && st.structured}
 	c.progress.attach(ctx, req, s.opts.ProgressInterval)
 	inv := tool.Invocation{Arguments: p.Arguments}
