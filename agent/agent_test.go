@@ -466,7 +466,9 @@ func TestRunTimeoutOfModel(t *testing.T) {
 // MCP server) is offered under its wire name and called by it.
 func TestRunWireNames(t *testing.T) {
 	remote, err := native.Func(tool.Info{Name: "srv::echo", Description: "Echoes remotely.", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)},
-		func(ctx context.Context, args map[string]any) (any, error) { return "remote " + args["text"].(string), nil })
+		func(ctx context.Context, args map[string]any) (any, error) {
+			return "remote " + args["text"].(string), nil
+		})
 	if err != nil {
 		t.Fatal(err)
 	}
