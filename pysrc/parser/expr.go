@@ -563,6 +563,7 @@ func (p *parser) parseParen() ast.Expr {
 	p.enter()
 	defer p.leave()
 	pos := p.pos
+	open := p.i
 	p.next()
 	if p.tok == token.RPAR {
 		p.next()
@@ -589,6 +590,9 @@ func (p *parser) parseParen() ast.Expr {
 			p.failAt(first.Pos(), "cannot use starred expression here")
 		}
 		p.expect(token.RPAR)
+		if open == p.stmtStart {
+			p.leadGroup = &group{first, p.prevEnd()}
+		}
 		return first
 	}
 	elts := []ast.Expr{first}

@@ -102,7 +102,7 @@ var invalid = []struct{ src, err string }{
 	{"x = f'{}'", "1:8: f-string: valid expression required before '}'"},
 	{"x = f'{x!z}'", "1:10: f-string: invalid conversion character \"z\": expected 's', 'r', or 'a'"},
 	{"x = f'{lambda x: 1}'", "1:8: f-string: lambda expressions are not allowed without parentheses"},
-	{"x = f'{x:{y:{z:{w}}}}'", "1:15: f-string: expressions nested too deeply"},
+	{"x = f'{x:{y:{z:{w}}}}'", "1:16: f-string: expressions nested too deeply"},
 	{"match x:\n case 1+2: pass", "2:9: imaginary number required in complex literal"},
 	{"match x:\n case a as _: pass", "2:12: cannot use '_' as a target"},
 	{"def f[*T: int](): pass", "1:9: cannot use bound with TypeVarTuple"},
@@ -224,10 +224,10 @@ func TestPartialTree(t *testing.T) {
 	}
 }
 
-// TestGolden parses testdata/*.py and compares ast.Dump of every
-// statement with testdata/*.golden (go test -update rewrites them).
+// TestGolden parses testdata/golden/*.py and compares ast.Dump of every
+// statement with testdata/golden/*.golden (go test -update rewrites them).
 func TestGolden(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.py"))
+	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.py"))
 	if len(files) == 0 {
 		t.Fatal("no golden inputs")
 	}

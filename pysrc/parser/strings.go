@@ -171,6 +171,12 @@ func (p *parser) parseReplacementField(raw bool) (string, *ast.FormattedValue) {
 	}
 	debug := ""
 	if p.tok == token.EQUAL {
+		if p.fdepth > 0 {
+			// CPython 3.12 fails to build the AST of a `{x=}` field inside
+			// a format spec (ValueError from ast.parse): not valid Python
+			// by SPEC §16's definition.
+			p.failAt(p.pos, "f-string: debug expression inside a format spec")
+		}
 		p.next()
 		debug = p.debugText(exprStart, firstTok)
 	}
@@ -192,9 +198,6 @@ func (p *parser) parseReplacementField(raw bool) (string, *ast.FormattedValue) {
 		p.next()
 	}
 	if p.tok == token.COLON {
-		if p.fdepth >= 2 {
-			p.failAt(p.pos, "f-string: expressions nested too deeply")
-		}
 		spos := p.pos
 		p.next()
 		p.fdepth++

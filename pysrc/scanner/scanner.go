@@ -312,6 +312,11 @@ again:
 				}
 				break
 			}
+			if j == len(s.src) && s.src[j-1] != '\n' && s.src[j-1] != '\r' {
+				// white space after the continuation, then the end: blank
+				s.offs = j
+				return false
+			}
 			if j < len(s.src) && (s.src[j] == '\n' || s.src[j] == '\r' || s.src[j] == '#') {
 				s.offs = j
 				c = s.src[j]
@@ -618,6 +623,15 @@ func (s *Scanner) fstr() *mode {
 	return nil
 }
 
+// fieldDepth counts the replacement fields open in the innermost f-string.
+func (s *Scanner) fieldDepth() int {
+	n := 0
+	for i := len(s.modes) - 1; i >= 0 && s.modes[i].field; i-- {
+		n++
+	}
+	return n
+}
+
 // scanFStringText reads literal text of an f-string, or of a format spec,
 // up to the next replacement field, the end of the spec or the closing
 // quote.
@@ -687,6 +701,9 @@ func (s *Scanner) scanFStringText() {
 				continue
 			}
 			flush()
+			if inSpec && s.fieldDepth() >= 3 {
+				s.error(s.offs, "f-string: expressions nested too deeply")
+			}
 			s.push(s.offs, s.offs+1, token.LBRACE)
 			s.offs++
 			s.modes = append(s.modes, mode{field: true, parenBase: len(s.brackets)})
