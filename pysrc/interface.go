@@ -13,6 +13,28 @@
 //	for _, t := range f.Tools {
 //		fmt.Println(t.Name, string(t.InputSchema()))
 //	}
+//
+// Decisions where SPEC §5 and §16 leave room:
+//
+//   - Tools are listed in source order of their def line with duplicates
+//     kept; the first-wins rule belongs to discovery. Prompt providers
+//     (^tool_.+_prompt$) are listed apart in File.Prompts.
+//   - Tool.TopLevel is false for a def nested in a function or class (it
+//     is not a module attribute); defs inside module-level if/try/with/for
+//     blocks count as top level. Nested tools get a diagnostic.
+//   - Undocumented parameters give one diagnostic per tool; a prompt
+//     provider without its tool (other than tool_<stem>_prompt) gives one.
+//   - The fallback extractor (FallbackTools) is line based: tool names and
+//     the mark are dependable, parameters and descriptions approximate.
+//   - The parser accepts nesting up to 3000 levels (parentheses, blocks,
+//     operator chains, counted together), deeper than CPython, and rejects
+//     deeper input with an error: time and stack stay bounded.
+//   - A lone surrogate from an escape (\ud800) is kept in its WTF-8 form in
+//     the AST so that unparse and repr print it as Python does; all JSON
+//     output writes U+FFFD.
+//   - CPython 3.12.1 is the reference, including its quirks: `(x).a: int`
+//     is rejected (PEG ordered choice), and so is a `{x=}` field inside a
+//     format spec (ast.parse raises ValueError there).
 package pysrc
 
 import (
@@ -91,6 +113,10 @@ type Param struct {
 	// Default is the JSON text of the default value, nil when the
 	// parameter is required.
 	Default json.RawMessage
+	// Schema, set only with Options.PreciseTypes, holds the members of the
+	// property's schema that replace "type" (`"type": "array", "items":
+	// {"type": "integer"}`; empty for Any).
+	Schema json.RawMessage
 }
 
 // Prompt is a prompt provider function tool_<name>_prompt.
@@ -156,9 +182,18 @@ func (t *Tool) appendSchema(b []byte) []byte {
 			b = append(b, ", "...)
 		}
 		b = pyval.AppendJSONString(b, p.Name)
-		b = append(b, `: {"type": `...)
-		b = pyval.AppendJSONString(b, p.Type)
-		b = append(b, `, "description": `...)
+		switch {
+		case p.Schema == nil:
+			b = append(b, `: {"type": `...)
+			b = pyval.AppendJSONString(b, p.Type)
+			b = append(b, `, "description": `...)
+		case len(p.Schema) == 0:
+			b = append(b, `: {"description": `...)
+		default:
+			b = append(b, `: {`...)
+			b = append(b, p.Schema...)
+			b = append(b, `, "description": `...)
+		}
 		b = pyval.AppendJSONString(b, p.Description)
 		if p.Default != nil {
 			b = append(b, `, "default": `...)

@@ -240,3 +240,48 @@ func FuzzReadFile(f *testing.F) {
 		}
 	})
 }
+
+func TestPreciseTypes(t *testing.T) {
+	src := `def tool_p(a: list[int], b: Optional[str] = None, c: Literal["x", "y"] = "x", d: dict[str, float] = {},
+           e: int | None = 1, f: "List[bool]" = (), g: tuple[int, str] = (1, "a"), h: Any = 1, i: Point = None, j=1):
+    """Precise."""
+`
+	f, err := ReadFileOptions("p.py", []byte(src), &Options{PreciseTypes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var props map[string]map[string]any
+	var schema struct {
+		Properties json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(f.Tools[0].InputSchema(), &schema); err != nil {
+		t.Fatalf("%v: %s", err, f.Tools[0].InputSchema())
+	}
+	json.Unmarshal(schema.Properties, &props)
+	want := map[string]string{
+		"a": `{"type":"array","items":{"type":"integer"},"description":"Parameter 'a'"}`,
+		"b": `{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Parameter 'b'","default":null}`,
+		"c": `{"type":"string","enum":["x","y"],"description":"Parameter 'c'","default":"x"}`,
+		"d": `{"type":"object","additionalProperties":{"type":"number"},"description":"Parameter 'd'","default":{}}`,
+		"e": `{"anyOf":[{"type":"integer"},{"type":"null"}],"description":"Parameter 'e'","default":1}`,
+		"f": `{"type":"array","items":{"type":"boolean"},"description":"Parameter 'f'","default":[]}`,
+		"g": `{"type":"array","prefixItems":[{"type":"integer"},{"type":"string"}],"minItems":2,"maxItems":2,"description":"Parameter 'g'","default":[1,"a"]}`,
+		"h": `{"description":"Parameter 'h'","default":1}`,
+		"i": `{"type":"string","description":"Parameter 'i'","default":null}`,
+		"j": `{"type":"string","description":"Parameter 'j'","default":1}`,
+	}
+	for name, w := range want {
+		var wv, gv any
+		json.Unmarshal([]byte(w), &wv)
+		b, _ := json.Marshal(props[name])
+		json.Unmarshal(b, &gv)
+		if !reflect.DeepEqual(wv, gv) {
+			t.Errorf("%s: got %s, want %s", name, b, w)
+		}
+	}
+	// the default mode keeps the LCP rule
+	f, _ = ReadFile("p.py", []byte(src))
+	if f.Tools[0].Params[0].Type != "integer" || f.Tools[0].Params[8].Type != "integer" {
+		t.Errorf("default mode types: %+v", f.Tools[0].Params)
+	}
+}
