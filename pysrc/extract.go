@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/lcptools/lcp/pysrc/ast"
 	"github.com/lcptools/lcp/pysrc/parser"
@@ -29,9 +30,19 @@ func IsPromptName(name string) bool {
 		!strings.Contains(name, "\n")
 }
 
+// arenas recycles the syntax-tree memory between files: the tree of a file
+// is dropped once its tools are extracted (nothing in File points into it),
+// which saves most of the allocation and garbage collection work.
+var arenas = sync.Pool{New: func() any { return new(parser.Arena) }}
+
 func extract(filename string, src []byte) *File {
 	f := &File{Filename: filename, Library: Library{Name: Stem(filename)}}
-	mod, file, err := parser.Parse(filename, src)
+	arena := arenas.Get().(*parser.Arena)
+	defer func() {
+		arena.Reset()
+		arenas.Put(arena)
+	}()
+	mod, file, err := parser.ParseArena(filename, src, arena)
 	if err != nil {
 		if list, ok := err.(scanner.ErrorList); ok {
 			f.SyntaxErrors = list
@@ -52,7 +63,42 @@ func extract(filename string, src []byte) *File {
 	x := &extractor{f: f, file: file}
 	x.module(mod)
 	x.checkPrompts()
+	f.detach()
 	return f
+}
+
+// detach copies the strings that may share memory with the source (the
+// parser does not copy it), so that the File owns all its data.
+func (f *File) detach() {
+	f.Library.Name = strings.Clone(f.Library.Name)
+	f.Library.Description = strings.Clone(f.Library.Description)
+	f.Library.Icon = strings.Clone(f.Library.Icon)
+	for i := range f.Prompts {
+		f.Prompts[i].Name = strings.Clone(f.Prompts[i].Name)
+	}
+	for _, t := range f.Tools {
+		t.Name = strings.Clone(t.Name)
+		t.Description = strings.Clone(t.Description)
+		names := make(map[string]string, len(t.Declared))
+		clone := func(s string) string {
+			if c, ok := names[s]; ok {
+				return c
+			}
+			c := strings.Clone(s)
+			names[s] = c
+			return c
+		}
+		for i := range t.Params {
+			t.Params[i].Name = clone(t.Params[i].Name)
+			t.Params[i].Description = strings.Clone(t.Params[i].Description)
+		}
+		for i := range t.Required {
+			t.Required[i] = clone(t.Required[i])
+		}
+		for i := range t.Declared {
+			t.Declared[i] = clone(t.Declared[i])
+		}
+	}
 }
 
 type extractor struct {

@@ -22,15 +22,16 @@ func (p *parser) parseStarExpressions() ast.Expr {
 	if p.tok != token.COMMA {
 		return first
 	}
-	elts := []ast.Expr{first}
+	emark := len(p.exprs)
+	p.exprs = append(p.exprs, first)
 	for p.tok == token.COMMA {
 		p.next()
 		if !p.startsExpr() {
 			break
 		}
-		elts = append(elts, p.parseStarExpression())
+		p.exprs = append(p.exprs, p.parseStarExpression())
 	}
-	return &ast.Tuple{Span: span(pos, p.prevEnd()), Elts: elts}
+	return put(&p.ar.tuples, ast.Tuple{Span: span(pos, p.prevEnd()), Elts: popStack(&p.exprs, emark, &p.ar.exprLists)})
 }
 
 // startsExpr reports whether the current token can start an expression.
@@ -49,7 +50,7 @@ func (p *parser) parseStarExpression() ast.Expr {
 		pos := p.pos
 		p.next()
 		v := p.parseBitOr()
-		return &ast.Starred{Span: span(pos, p.prevEnd()), Value: v}
+		return put(&p.ar.starred, ast.Starred{Span: span(pos, p.prevEnd()), Value: v})
 	}
 	return p.parseExpression()
 }
@@ -59,7 +60,7 @@ func (p *parser) parseStarNamedExpression() ast.Expr {
 		pos := p.pos
 		p.next()
 		v := p.parseBitOr()
-		return &ast.Starred{Span: span(pos, p.prevEnd()), Value: v}
+		return put(&p.ar.starred, ast.Starred{Span: span(pos, p.prevEnd()), Value: v})
 	}
 	return p.parseNamedExpression()
 }
@@ -116,11 +117,12 @@ func (p *parser) parseDisjunction() ast.Expr {
 	if p.tok != token.OR {
 		return x
 	}
-	vals := []ast.Expr{x}
+	vmark := len(p.exprs)
+	p.exprs = append(p.exprs, x)
 	for p.got(token.OR) {
-		vals = append(vals, p.parseConjunction())
+		p.exprs = append(p.exprs, p.parseConjunction())
 	}
-	return &ast.BoolOp{Span: span(pos, p.prevEnd()), Op: token.OR, Values: vals}
+	return put(&p.ar.boolops, ast.BoolOp{Span: span(pos, p.prevEnd()), Op: token.OR, Values: popStack(&p.exprs, vmark, &p.ar.exprLists)})
 }
 
 func (p *parser) parseConjunction() ast.Expr {
@@ -129,11 +131,12 @@ func (p *parser) parseConjunction() ast.Expr {
 	if p.tok != token.AND {
 		return x
 	}
-	vals := []ast.Expr{x}
+	vmark := len(p.exprs)
+	p.exprs = append(p.exprs, x)
 	for p.got(token.AND) {
-		vals = append(vals, p.parseInversion())
+		p.exprs = append(p.exprs, p.parseInversion())
 	}
-	return &ast.BoolOp{Span: span(pos, p.prevEnd()), Op: token.AND, Values: vals}
+	return put(&p.ar.boolops, ast.BoolOp{Span: span(pos, p.prevEnd()), Op: token.AND, Values: popStack(&p.exprs, vmark, &p.ar.exprLists)})
 }
 
 func (p *parser) parseInversion() ast.Expr {
@@ -143,7 +146,7 @@ func (p *parser) parseInversion() ast.Expr {
 		pos := p.pos
 		p.next()
 		x := p.parseInversion()
-		return &ast.UnaryOp{Span: span(pos, p.prevEnd()), Op: token.NOT, Operand: x}
+		return put(&p.ar.unary, ast.UnaryOp{Span: span(pos, p.prevEnd()), Op: token.NOT, Operand: x})
 	}
 	return p.parseComparison()
 }
@@ -184,7 +187,7 @@ func (p *parser) parseComparison() ast.Expr {
 	if n == 0 {
 		return x
 	}
-	c := &ast.Compare{Left: x}
+	c := put(&p.ar.compares, ast.Compare{Left: x})
 	for n > 0 {
 		for ; n > 0; n-- {
 			p.next()
@@ -198,7 +201,7 @@ func (p *parser) parseComparison() ast.Expr {
 }
 
 func (p *parser) binary(pos token.Pos, left ast.Expr, op token.Token, right ast.Expr) ast.Expr {
-	b := take(&p.slab.binops)
+	b := p.ar.binops.take()
 	b.Span, b.Left, b.Op, b.Right = span(pos, p.prevEnd()), left, op, right
 	return b
 }
@@ -256,7 +259,7 @@ func (p *parser) parseFactor() ast.Expr {
 		pos, op := p.pos, p.tok
 		p.next()
 		x := p.parseFactor()
-		return &ast.UnaryOp{Span: span(pos, p.prevEnd()), Op: op, Operand: x}
+		return put(&p.ar.unary, ast.UnaryOp{Span: span(pos, p.prevEnd()), Op: op, Operand: x})
 	}
 	return p.parsePower()
 }
@@ -293,7 +296,7 @@ func (p *parser) parsePrimary() ast.Expr {
 		case token.DOT:
 			p.next()
 			name := p.parseIdent()
-			a := take(&p.slab.attrs)
+			a := p.ar.attrs.take()
 			a.Span, a.Value, a.Attr = span(pos, p.prevEnd()), x, name
 			x = a
 		case token.LPAR:
@@ -302,7 +305,7 @@ func (p *parser) parsePrimary() ast.Expr {
 			args, kws := p.parseCallArgs(true)
 			p.expect(token.RPAR)
 			p.leave()
-			c := take(&p.slab.calls)
+			c := p.ar.calls.take()
 			c.Span, c.Func, c.Args, c.Keywords = span(pos, p.prevEnd()), x, args, kws
 			x = c
 		case token.LSQB:
@@ -311,7 +314,7 @@ func (p *parser) parsePrimary() ast.Expr {
 			s := p.parseSlices()
 			p.expect(token.RSQB)
 			p.leave()
-			x = &ast.Subscript{Span: span(pos, p.prevEnd()), Value: x, Slice: s}
+			x = put(&p.ar.subs, ast.Subscript{Span: span(pos, p.prevEnd()), Value: x, Slice: s})
 		default:
 			return x
 		}
@@ -326,16 +329,17 @@ func (p *parser) parseSlices() ast.Expr {
 			return first
 		}
 		// a[*b] is a tuple of one starred element
-		return &ast.Tuple{Span: span(pos, p.prevEnd()), Elts: []ast.Expr{first}}
+		return put(&p.ar.tuples, ast.Tuple{Span: span(pos, p.prevEnd()), Elts: []ast.Expr{first}})
 	}
-	elts := []ast.Expr{first}
+	emark := len(p.exprs)
+	p.exprs = append(p.exprs, first)
 	for p.got(token.COMMA) {
 		if p.tok == token.RSQB {
 			break
 		}
-		elts = append(elts, p.parseSlice())
+		p.exprs = append(p.exprs, p.parseSlice())
 	}
-	return &ast.Tuple{Span: span(pos, p.prevEnd()), Elts: elts}
+	return put(&p.ar.tuples, ast.Tuple{Span: span(pos, p.prevEnd()), Elts: popStack(&p.exprs, emark, &p.ar.exprLists)})
 }
 
 func (p *parser) parseSlice() ast.Expr {
@@ -343,7 +347,7 @@ func (p *parser) parseSlice() ast.Expr {
 	if p.tok == token.STAR {
 		p.next()
 		v := p.parseExpression()
-		return &ast.Starred{Span: span(pos, p.prevEnd()), Value: v}
+		return put(&p.ar.starred, ast.Starred{Span: span(pos, p.prevEnd()), Value: v})
 	}
 	var lower ast.Expr
 	if p.tok != token.COLON {
@@ -355,7 +359,7 @@ func (p *parser) parseSlice() ast.Expr {
 			p.fail()
 		}
 	}
-	s := &ast.Slice{Lower: lower}
+	s := put(&p.ar.slices, ast.Slice{Lower: lower})
 	p.expect(token.COLON)
 	if p.tok != token.COLON && p.tok != token.COMMA && p.tok != token.RSQB {
 		s.Upper = p.parseExpression()
@@ -376,8 +380,8 @@ func (p *parser) parseCallArgs(genexp bool) (args []ast.Expr, kws []*ast.Keyword
 	// copied out once: calls are the most frequent lists.
 	mark, kmark := len(p.exprs), len(p.kws)
 	defer func() {
-		args = popStack(&p.exprs, mark)
-		kws = popStack(&p.kws, kmark)
+		args = popStack(&p.exprs, mark, &p.ar.exprLists)
+		kws = popStack(&p.kws, kmark, &p.ar.kwLists)
 	}()
 	sawKeyword, sawDoubleStar := false, false
 	for p.tok != token.RPAR {
@@ -389,18 +393,18 @@ func (p *parser) parseCallArgs(genexp bool) (args []ast.Expr, kws []*ast.Keyword
 			if sawDoubleStar {
 				p.failAt(pos, "iterable argument unpacking follows keyword argument unpacking")
 			}
-			p.exprs = append(p.exprs, &ast.Starred{Span: span(pos, p.prevEnd()), Value: v})
+			p.exprs = append(p.exprs, put(&p.ar.starred, ast.Starred{Span: span(pos, p.prevEnd()), Value: v}))
 		case p.tok == token.DOUBLESTAR:
 			p.next()
 			v := p.parseExpression()
-			p.kws = append(p.kws, &ast.Keyword{Span: span(pos, p.prevEnd()), Value: v})
+			p.kws = append(p.kws, put(&p.ar.kws, ast.Keyword{Span: span(pos, p.prevEnd()), Value: v}))
 			sawDoubleStar = true
 		case p.tok == token.NAME && p.peek(1) == token.EQUAL:
 			name := p.lit
 			p.next()
 			p.next()
 			v := p.parseExpression()
-			k := take(&p.slab.kws)
+			k := p.ar.kws.take()
 			k.Span, k.Arg, k.Value = span(pos, p.prevEnd()), name, v
 			p.kws = append(p.kws, k)
 			sawKeyword = true
@@ -437,12 +441,12 @@ func (p *parser) parseCallArgs(genexp bool) (args []ast.Expr, kws []*ast.Keyword
 
 // popStack returns a copy of (*stack)[mark:] (nil when empty) and drops
 // those entries.
-func popStack[T any](stack *[]T, mark int) []T {
+func popStack[T any](stack *[]T, mark int, lists *listSlab[T]) []T {
 	s := *stack
 	if mark >= len(s) {
 		return nil
 	}
-	out := make([]T, len(s)-mark)
+	out := lists.make(len(s) - mark)
 	copy(out, s[mark:])
 	clear(s[mark:])
 	*stack = s[:mark]
@@ -460,7 +464,7 @@ func (p *parser) parseComprehension(pos token.Pos, elt, value ast.Expr, kind int
 	var gens []*ast.Comprehension
 	for p.tok == token.FOR || p.tok == token.ASYNC {
 		cpos := p.pos
-		c := &ast.Comprehension{}
+		c := put(&p.ar.comps, ast.Comprehension{})
 		if p.tok == token.ASYNC {
 			c.IsAsync = true
 			p.next()
@@ -507,18 +511,18 @@ func (p *parser) parseAtom() ast.Expr {
 	pos := p.pos
 	switch p.tok {
 	case token.NAME:
-		name := take(&p.slab.names)
+		name := p.ar.names.take()
 		name.Span, name.Id = span(pos, p.end), p.lit
 		p.next()
 		return name
 	case token.TRUE, token.FALSE, token.NONE, token.ELLIPSIS:
 		kind := map[token.Token]ast.ConstKind{token.TRUE: ast.True, token.FALSE: ast.False, token.NONE: ast.None, token.ELLIPSIS: ast.Ellipsis}[p.tok]
-		c := take(&p.slab.consts)
+		c := p.ar.consts.take()
 		c.Span, c.Kind = span(pos, p.end), kind
 		p.next()
 		return c
 	case token.NUMBER:
-		c := take(&p.slab.consts)
+		c := p.ar.consts.take()
 		c.Span, c.Raw, c.Kind = span(pos, p.end), p.lit, numberKind(p.lit)
 		p.next()
 		return c
@@ -532,7 +536,7 @@ func (p *parser) parseAtom() ast.Expr {
 		p.next()
 		if p.tok == token.RSQB {
 			p.next()
-			return &ast.List{Span: span(pos, p.prevEnd())}
+			return put(&p.ar.lists, ast.List{Span: span(pos, p.prevEnd())})
 		}
 		first := p.parseStarNamedExpression()
 		if p.tok == token.FOR || p.tok == token.ASYNC {
@@ -543,15 +547,16 @@ func (p *parser) parseAtom() ast.Expr {
 			p.expect(token.RSQB)
 			return c
 		}
-		elts := []ast.Expr{first}
+		emark := len(p.exprs)
+		p.exprs = append(p.exprs, first)
 		for p.got(token.COMMA) {
 			if p.tok == token.RSQB {
 				break
 			}
-			elts = append(elts, p.parseStarNamedExpression())
+			p.exprs = append(p.exprs, p.parseStarNamedExpression())
 		}
 		p.expect(token.RSQB)
-		return &ast.List{Span: span(pos, p.prevEnd()), Elts: elts}
+		return put(&p.ar.lists, ast.List{Span: span(pos, p.prevEnd()), Elts: popStack(&p.exprs, emark, &p.ar.exprLists)})
 	case token.LBRACE:
 		return p.parseBrace()
 	}
@@ -567,7 +572,7 @@ func (p *parser) parseParen() ast.Expr {
 	p.next()
 	if p.tok == token.RPAR {
 		p.next()
-		return &ast.Tuple{Span: span(pos, p.prevEnd()), Parens: true}
+		return put(&p.ar.tuples, ast.Tuple{Span: span(pos, p.prevEnd()), Parens: true})
 	}
 	if p.tok == token.YIELD {
 		y := p.parseYield()
@@ -595,15 +600,16 @@ func (p *parser) parseParen() ast.Expr {
 		}
 		return first
 	}
-	elts := []ast.Expr{first}
+	emark := len(p.exprs)
+	p.exprs = append(p.exprs, first)
 	for p.got(token.COMMA) {
 		if p.tok == token.RPAR {
 			break
 		}
-		elts = append(elts, p.parseStarNamedExpression())
+		p.exprs = append(p.exprs, p.parseStarNamedExpression())
 	}
 	p.expect(token.RPAR)
-	return &ast.Tuple{Span: span(pos, p.prevEnd()), Elts: elts, Parens: true}
+	return put(&p.ar.tuples, ast.Tuple{Span: span(pos, p.prevEnd()), Elts: popStack(&p.exprs, emark, &p.ar.exprLists), Parens: true})
 }
 
 func (p *parser) parseBrace() ast.Expr {
@@ -613,7 +619,7 @@ func (p *parser) parseBrace() ast.Expr {
 	p.next()
 	if p.tok == token.RBRACE {
 		p.next()
-		return &ast.Dict{Span: span(pos, p.prevEnd())}
+		return put(&p.ar.dicts, ast.Dict{Span: span(pos, p.prevEnd())})
 	}
 	if p.tok == token.DOUBLESTAR {
 		return p.parseDictRest(pos, nil, nil)
@@ -641,18 +647,19 @@ func (p *parser) parseBrace() ast.Expr {
 		p.expect(token.RBRACE)
 		return c
 	}
-	elts := []ast.Expr{first}
+	emark := len(p.exprs)
+	p.exprs = append(p.exprs, first)
 	for p.got(token.COMMA) {
 		if p.tok == token.RBRACE {
 			break
 		}
-		elts = append(elts, p.parseStarNamedExpression())
+		p.exprs = append(p.exprs, p.parseStarNamedExpression())
 	}
 	if p.tok == token.COLON {
 		p.failAt(p.pos, "invalid syntax")
 	}
 	p.expect(token.RBRACE)
-	return &ast.Set{Span: span(pos, p.prevEnd()), Elts: elts}
+	return &ast.Set{Span: span(pos, p.prevEnd()), Elts: popStack(&p.exprs, emark, &p.ar.exprLists)}
 }
 
 // parseDictRest parses the remaining items of a dict display; the
@@ -684,13 +691,13 @@ func (p *parser) parseDictRest(pos token.Pos, keys, values []ast.Expr) ast.Expr 
 		values = append(values, p.parseExpression())
 	}
 	p.expect(token.RBRACE)
-	return &ast.Dict{Span: span(pos, p.prevEnd()), Keys: keys, Values: values}
+	return put(&p.ar.dicts, ast.Dict{Span: span(pos, p.prevEnd()), Keys: keys, Values: values})
 }
 
 // parseParams parses def parameters (annotations allowed) or lambda
 // parameters up to the closing token, which is not consumed.
 func (p *parser) parseParams(close token.Token, annotations bool) *ast.Arguments {
-	a := &ast.Arguments{}
+	a := put(&p.ar.argsets, ast.Arguments{})
 	pos := p.pos
 	var plain []*ast.Arg // positional parameters not yet known to be positional-only
 	var defaults []ast.Expr
@@ -781,7 +788,7 @@ func (p *parser) parseParam(annotations, star bool) *ast.Arg {
 	if p.tok != token.NAME {
 		p.fail()
 	}
-	arg := take(&p.slab.args)
+	arg := p.ar.args.take()
 	arg.Name = p.lit
 	p.next()
 	if annotations && p.got(token.COLON) {
@@ -816,14 +823,15 @@ func (p *parser) parseStarTargets() ast.Expr {
 		}
 		return first
 	}
-	elts := []ast.Expr{first}
+	emark := len(p.exprs)
+	p.exprs = append(p.exprs, first)
 	for p.got(token.COMMA) {
 		if p.tok == token.IN || p.tok == token.EQUAL || !p.startsTarget() {
 			break
 		}
-		elts = append(elts, p.parseStarTarget())
+		p.exprs = append(p.exprs, p.parseStarTarget())
 	}
-	return &ast.Tuple{Span: span(pos, p.prevEnd()), Elts: elts}
+	return put(&p.ar.tuples, ast.Tuple{Span: span(pos, p.prevEnd()), Elts: popStack(&p.exprs, emark, &p.ar.exprLists)})
 }
 
 func (p *parser) startsTarget() bool {
@@ -845,7 +853,7 @@ func (p *parser) parseStarTarget() ast.Expr {
 		p.enter()
 		v := p.parseStarTarget()
 		p.leave()
-		s := &ast.Starred{Span: span(pos, p.prevEnd()), Value: v}
+		s := put(&p.ar.starred, ast.Starred{Span: span(pos, p.prevEnd()), Value: v})
 		return s
 	}
 	t := p.parsePrimary()

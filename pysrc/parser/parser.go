@@ -49,7 +49,8 @@ type parser struct {
 	lit      string
 
 	scanner scanner.Scanner
-	slab    slabs
+	ar      *Arena
+	shared  bool       // literals share memory with src
 	stmts   []ast.Stmt // statements of the blocks being parsed
 
 	// For annotated assignments: the group that opens the statement.
@@ -66,29 +67,6 @@ type parser struct {
 	trial    int // > 0 while parsing speculatively
 	fdepth   int // nesting of f-string format specs
 	bail     bool
-}
-
-// slabs hands out nodes of the most frequent types from chunks, which
-// cuts allocations (and GC work) by an order of magnitude for them.
-type slabs struct {
-	names  []ast.Name
-	consts []ast.Constant
-	attrs  []ast.Attribute
-	calls  []ast.Call
-	binops []ast.BinOp
-	kws    []ast.Keyword
-	args   []ast.Arg
-	exprs  []ast.ExprStmt
-	assign []ast.Assign
-}
-
-func take[T any](s *[]T) *T {
-	if len(*s) == 0 {
-		*s = make([]T, 64)
-	}
-	x := &(*s)[0]
-	*s = (*s)[1:]
-	return x
 }
 
 // group is a parenthesized expression: its contents and the end of ')'.
@@ -111,8 +89,21 @@ func ParseFile(filename string, src []byte) (*ast.Module, error) {
 // Parse is ParseFile that also returns the token.File, to turn node
 // positions into lines and columns.
 func Parse(filename string, src []byte) (mod *ast.Module, file *token.File, err error) {
+	return parse(filename, src, new(Arena), false)
+}
+
+// ParseArena is Parse with the nodes taken from arena, which may be
+// reused (after arena.Reset) once the tree is no longer needed. The
+// strings of the tree (names, literals) share memory with src, which must
+// not be modified while they are in use: a caller that keeps any of them
+// beyond that copies them (strings.Clone).
+func ParseArena(filename string, src []byte, arena *Arena) (mod *ast.Module, file *token.File, err error) {
+	return parse(filename, src, arena, true)
+}
+
+func parse(filename string, src []byte, arena *Arena, shared bool) (mod *ast.Module, file *token.File, err error) {
 	file = token.NewFile(filename, src)
-	p := &parser{file: file, src: src}
+	p := &parser{file: file, src: src, ar: arena, shared: shared}
 	if !utf8.Valid(src) {
 		off := 0
 		for off < len(src) {
@@ -138,11 +129,16 @@ func Parse(filename string, src []byte) (mod *ast.Module, file *token.File, err 
 // speculative parses), so memory stays proportional to the longest
 // statement, not to the file.
 func (p *parser) tokenize() {
-	p.scanner.Init(p.file, p.src, func(pos token.Position, msg string) {
+	onError := func(pos token.Position, msg string) {
 		if len(p.errors) < maxErrors {
 			p.errors.Add(pos, msg)
 		}
-	})
+	}
+	if p.shared {
+		p.scanner.InitShared(p.file, p.src, onError)
+	} else {
+		p.scanner.Init(p.file, p.src, onError)
+	}
 	p.toks = make([]tk, 0, 64)
 	p.i = 0
 	p.load()
@@ -257,6 +253,7 @@ func (p *parser) got(tok token.Token) bool {
 // given back and try returns false.
 func (p *parser) try(f func()) (ok bool) {
 	save := p.i
+	emark, kmark := len(p.exprs), len(p.kws)
 	p.trial++
 	defer func() {
 		p.trial--
@@ -265,11 +262,24 @@ func (p *parser) try(f func()) (ok bool) {
 				panic(r)
 			}
 			p.reset(save)
+			p.truncStacks(emark, kmark)
 			ok = false
 		}
 	}()
 	f()
 	return true
+}
+
+// truncStacks drops what an aborted parse left on the list stacks.
+func (p *parser) truncStacks(emark, kmark int) {
+	if len(p.exprs) > emark {
+		clear(p.exprs[emark:])
+		p.exprs = p.exprs[:emark]
+	}
+	if len(p.kws) > kmark {
+		clear(p.kws[kmark:])
+		p.kws = p.kws[:kmark]
+	}
 }
 
 func (p *parser) enter() {
@@ -314,7 +324,7 @@ func (p *parser) parseModule() (mod *ast.Module) {
 func (p *parser) popStmts(mark, end int) []ast.Stmt {
 	var out []ast.Stmt
 	if end > mark {
-		out = make([]ast.Stmt, end-mark)
+		out = p.ar.stmtLists.make(end - mark)
 		copy(out, p.stmts[mark:end])
 	}
 	clear(p.stmts[mark:])
@@ -331,6 +341,7 @@ func (p *parser) parseStatementRecover() {
 	startPos := p.pos
 	depth := p.depth
 	mark := len(p.stmts)
+	emark, kmark := len(p.exprs), len(p.kws)
 	failed := false
 	func() {
 		defer func() {
@@ -347,6 +358,7 @@ func (p *parser) parseStatementRecover() {
 	if failed || p.i == start {
 		clear(p.stmts[mark:])
 		p.stmts = p.stmts[:mark]
+		p.truncStacks(emark, kmark)
 		from := startPos
 		p.skipLine()
 		if p.i == start {
@@ -465,7 +477,7 @@ func (p *parser) parseSimpleStmt() ast.Stmt {
 		if !p.atStmtEnd() {
 			v = p.parseStarExpressions()
 		}
-		return &ast.Return{Span: ast.Span{From: pos, To: p.prevEnd()}, Value: v}
+		return put(&p.ar.returns, ast.Return{Span: ast.Span{From: pos, To: p.prevEnd()}, Value: v})
 	case token.RAISE:
 		p.next()
 		st := &ast.Raise{}
@@ -603,7 +615,7 @@ func (p *parser) parseImport() ast.Stmt {
 	st := &ast.Import{}
 	for {
 		apos := p.pos
-		a := &ast.Alias{Name: p.parseDottedName()}
+		a := put(&p.ar.aliases, ast.Alias{Name: p.parseDottedName()})
 		if p.got(token.AS) {
 			a.AsName = p.parseIdent()
 		}
@@ -620,7 +632,7 @@ func (p *parser) parseImport() ast.Stmt {
 func (p *parser) parseImportFrom() ast.Stmt {
 	pos := p.pos
 	p.next()
-	st := &ast.ImportFrom{}
+	st := put(&p.ar.imports, ast.ImportFrom{})
 	for p.tok == token.DOT || p.tok == token.ELLIPSIS {
 		if p.tok == token.DOT {
 			st.Level++
@@ -643,7 +655,7 @@ func (p *parser) parseImportFrom() ast.Stmt {
 		paren := p.got(token.LPAR)
 		for {
 			apos := p.pos
-			a := &ast.Alias{Name: p.parseIdent()}
+			a := put(&p.ar.aliases, ast.Alias{Name: p.parseIdent()})
 			if p.got(token.AS) {
 				a.AsName = p.parseIdent()
 			}
@@ -700,7 +712,7 @@ func (p *parser) parseExprOrAssign() ast.Stmt {
 			}
 		}
 		p.next()
-		st := &ast.AnnAssign{Target: first, Annotation: p.parseExpression()}
+		st := put(&p.ar.anns, ast.AnnAssign{Target: first, Annotation: p.parseExpression()})
 		_, isName := first.(*ast.Name)
 		st.Simple = isName && p.src[p.file.Offset(pos)] != '('
 		if p.got(token.EQUAL) {
@@ -721,7 +733,7 @@ func (p *parser) parseExprOrAssign() ast.Stmt {
 		for _, t := range targets {
 			p.checkTarget(t, targetAssign)
 		}
-		a := take(&p.slab.assign)
+		a := p.ar.assigns.take()
 		a.Span, a.Targets, a.Value = ast.Span{From: pos, To: p.prevEnd()}, targets, value
 		return a
 	}
@@ -729,9 +741,9 @@ func (p *parser) parseExprOrAssign() ast.Stmt {
 		p.checkAugTarget(first)
 		p.next()
 		value := p.parseAssignRHS()
-		return &ast.AugAssign{Span: ast.Span{From: pos, To: p.prevEnd()}, Target: first, Op: op, Value: value}
+		return put(&p.ar.augs, ast.AugAssign{Span: ast.Span{From: pos, To: p.prevEnd()}, Target: first, Op: op, Value: value})
 	}
-	e := take(&p.slab.exprs)
+	e := p.ar.exprs.take()
 	e.Span, e.Value = ast.Span{From: pos, To: p.prevEnd()}, first
 	return e
 }
@@ -834,7 +846,7 @@ func (p *parser) parseBody(kind string, line token.Pos) []ast.Stmt {
 func (p *parser) parseFuncDef(pos token.Pos, decos []ast.Expr, isAsync bool) ast.Stmt {
 	defPos := p.pos
 	p.expect(token.DEF)
-	st := &ast.FunctionDef{IsAsync: isAsync, Decorators: decos}
+	st := put(&p.ar.funcs, ast.FunctionDef{IsAsync: isAsync, Decorators: decos})
 	st.NamePos = p.pos
 	st.Name = p.parseIdent()
 	if p.tok == token.LSQB {
@@ -875,7 +887,7 @@ func (p *parser) parseIf() ast.Stmt {
 		kw = "'elif' statement"
 	}
 	p.next()
-	st := &ast.If{Test: p.parseNamedExpression()}
+	st := put(&p.ar.ifs, ast.If{Test: p.parseNamedExpression()})
 	st.Body = p.parseBlock(kw, pos)
 	switch p.tok {
 	case token.ELIF:
@@ -906,7 +918,7 @@ func (p *parser) parseWhile() ast.Stmt {
 func (p *parser) parseFor(pos token.Pos, isAsync bool) ast.Stmt {
 	forPos := p.pos
 	p.expect(token.FOR)
-	st := &ast.For{IsAsync: isAsync}
+	st := put(&p.ar.fors, ast.For{IsAsync: isAsync})
 	st.Target = p.parseStarTargets()
 	p.expect(token.IN)
 	st.Iter = p.parseStarExpressions()

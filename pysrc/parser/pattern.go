@@ -63,7 +63,7 @@ func (p *parser) parseSubject() ast.Expr {
 		}
 		elts = append(elts, p.parseStarNamedExpression())
 	}
-	return &ast.Tuple{Span: span(pos, p.prevEnd()), Elts: elts}
+	return put(&p.ar.tuples, ast.Tuple{Span: span(pos, p.prevEnd()), Elts: elts})
 }
 
 // patterns: open_sequence_pattern | pattern
@@ -221,7 +221,7 @@ func (p *parser) parseLiteralNumber() ast.Expr {
 	var v ast.Expr = &ast.Constant{Span: span(p.pos, p.end), Raw: p.lit, Kind: numberKind(p.lit)}
 	p.next()
 	if neg {
-		v = &ast.UnaryOp{Span: span(pos, p.prevEnd()), Op: token.MINUS, Operand: v}
+		v = put(&p.ar.unary, ast.UnaryOp{Span: span(pos, p.prevEnd()), Op: token.MINUS, Operand: v})
 	}
 	if p.tok == token.PLUS || p.tok == token.MINUS {
 		if realPart(v).Kind == ast.Complex {

@@ -55,7 +55,7 @@ func (p *parser) parseStrings() ast.Expr {
 		if msg != "" {
 			p.failAt(p.pos, msg)
 		}
-		c := take(&p.slab.consts)
+		c := p.ar.consts.take()
 		c.Span, c.Str, c.U = span(pos, p.end), text, u
 		if b {
 			c.Kind = ast.Bytes

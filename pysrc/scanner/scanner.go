@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -89,9 +90,20 @@ type Scanner struct {
 }
 
 // Init prepares s to tokenize src. A leading UTF-8 byte-order mark is
-// skipped. err may be nil.
+// skipped. err may be nil. The literals returned are substrings of a copy
+// of src.
 func (s *Scanner) Init(file *token.File, src []byte, err ErrorHandler) {
-	*s = Scanner{file: file, src: src, text: string(src), err: err, atBOL: true, indents: []int{0}, altIndents: []int{0}, lastTok: token.NEWLINE}
+	s.init(file, src, string(src), err)
+}
+
+// InitShared is Init without the copy: the literals returned share memory
+// with src, which must not be modified while they are in use.
+func (s *Scanner) InitShared(file *token.File, src []byte, err ErrorHandler) {
+	s.init(file, src, unsafe.String(unsafe.SliceData(src), len(src)), err)
+}
+
+func (s *Scanner) init(file *token.File, src []byte, text string, err ErrorHandler) {
+	*s = Scanner{file: file, src: src, text: text, err: err, atBOL: true, indents: []int{0}, altIndents: []int{0}, lastTok: token.NEWLINE}
 	if bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
 		s.offs = 3
 	}
