@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand"
 	"reflect"
 	"strings"
 	"testing"
@@ -284,4 +285,41 @@ func TestPreciseTypes(t *testing.T) {
 	if f.Tools[0].Params[0].Type != "integer" || f.Tools[0].Params[8].Type != "integer" {
 		t.Errorf("default mode types: %+v", f.Tools[0].Params)
 	}
+}
+
+// TestReadFileOwnsItsData checks that a File shares no memory with the
+// source buffer or with the recycled syntax trees: results stay the same
+// after the buffer is overwritten and other files are read.
+func TestReadFileOwnsItsData(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	var files []*File
+	var want []string
+	for i := 0; i < 50; i++ {
+		src := []byte(genToolFile(r))
+		f, err := ReadFile("own.py", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+		want = append(want, fileJSON(f))
+		for k := range src {
+			src[k] = 'X'
+		}
+	}
+	for i, f := range files {
+		if got := fileJSON(f); got != want[i] {
+			t.Fatalf("file %d changed after later reads:\n got %s\nwant %s", i, got, want[i])
+		}
+	}
+}
+
+func fileJSON(f *File) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%+v %+v ", f.Library, f.Prompts)
+	for _, tool := range f.Tools {
+		j, _ := tool.MarshalJSON()
+		b.Write(j)
+		fmt.Fprintf(&b, " %v %v\n", tool.Declared, tool.Required)
+	}
+	return b.String()
 }
