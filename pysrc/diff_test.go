@@ -161,14 +161,26 @@ func TestDifferentialGenerated(t *testing.T) {
 	python, version := findPython(t)
 	dir := t.TempDir()
 	n := 300
-	if testing.Short() {
+	switch {
+	case os.Getenv("LCP_PYSRC_FULL") != "":
+		n = 5000
+	case testing.Short():
 		n = 60
 	}
 	r := rand.New(rand.NewSource(1))
 	var files []string
 	for i := 0; i < n; i++ {
 		path := filepath.Join(dir, fmt.Sprintf("gen_%03d.py", i))
-		if err := os.WriteFile(path, []byte(genToolFile(r)), 0o644); err != nil {
+		src := genToolFile(r)
+		switch r.Intn(20) {
+		case 0:
+			src = strings.ReplaceAll(src, "\n", "\r\n")
+		case 1:
+			src = strings.ReplaceAll(src, "\n", "\r")
+		case 2:
+			src = "\ufeff" + strings.ReplaceAll(src, "\n\n", "\n\f\n")
+		}
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, path)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/lcptools/lcp/pysrc/ast"
 	"github.com/lcptools/lcp/pysrc/parser"
@@ -31,13 +32,23 @@ func FallbackTools(src string) []*Tool {
 func fallback(f *File, src string) {
 	src = strings.ReplaceAll(src, "\r\n", "\n")
 	src = strings.ReplaceAll(src, "\r", "\n")
-	lines := strings.Split(src, "\n")
-	// offsets of each line start
-	offs := make([]int, len(lines))
-	o := 0
-	for i, l := range lines {
-		offs[i] = o
-		o += len(l) + 1
+	// Lines as Python's str.splitlines cuts them (form feeds, U+2028...
+	// end lines too), with the offset of each.
+	var lines []string
+	var offs []int
+	start := 0
+	for i := 0; i < len(src); {
+		r, n := utf8.DecodeRuneInString(src[i:])
+		if isLineBoundary(r) {
+			lines = append(lines, src[start:i])
+			offs = append(offs, start)
+			start = i + n
+		}
+		i += n
+	}
+	if start < len(src) {
+		lines = append(lines, src[start:])
+		offs = append(offs, start)
 	}
 	for i, line := range lines {
 		m := fallbackDefRE.FindStringSubmatchIndex(line)

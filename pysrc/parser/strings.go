@@ -275,7 +275,12 @@ func (p *parser) debugText(start token.Pos, first int) string {
 		prev = t.End
 	}
 	gap(prev, p.pos)
-	return b.String()
+	text := b.String()
+	if strings.IndexByte(text, '\r') >= 0 {
+		text = strings.ReplaceAll(text, "\r\n", "\n")
+		text = strings.ReplaceAll(text, "\r", "\n")
+	}
+	return text
 }
 
 // decodeLiteral decodes the body of a string literal: newlines are
