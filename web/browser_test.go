@@ -2,6 +2,8 @@ package web_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,6 +49,43 @@ def tool_greet(name: str, user_interaction_handler=None):
     title = user_interaction_handler({"type": "text", "title": "Title", "prompt": "Which title?", "default": "Dr."})
     return {"output": "Hello %s %s" % (title, name), "prompt_injection": "Be polite."}
 `
+
+// gate stands between the browser and the server: setDown(true) cuts the
+// event streams and refuses the API, as a dropped network would.
+type gate struct {
+	h       http.Handler
+	mu      sync.Mutex
+	down    bool
+	cancels []context.CancelFunc
+}
+
+func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	g.mu.Lock()
+	down := g.down
+	if !down && r.URL.Path == "/api/events" {
+		ctx, cancel := context.WithCancel(r.Context())
+		g.cancels = append(g.cancels, cancel)
+		r = r.WithContext(ctx)
+	}
+	g.mu.Unlock()
+	if down && strings.HasPrefix(r.URL.Path, "/api/") {
+		http.Error(w, `{"error":"down for the test"}`, http.StatusServiceUnavailable)
+		return
+	}
+	g.h.ServeHTTP(w, r)
+}
+
+func (g *gate) setDown(down bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.down = down
+	if down {
+		for _, c := range g.cancels {
+			c()
+		}
+		g.cancels = nil
+	}
+}
 
 // page drives the browser.
 type page struct {
@@ -186,7 +225,8 @@ func TestBrowser(t *testing.T) {
 			if err != nil {
 				return
 			}
-			if m.IsException() || m.Type == chromedp.ConsoleError {
+			// The 503s of the gate are expected; anything else is not.
+			if (m.IsException() || m.Type == chromedp.ConsoleError) && !strings.Contains(m.Text, "503") {
 				consoleMu.Lock()
 				problems = append(problems, m.String())
 				consoleMu.Unlock()
@@ -195,7 +235,13 @@ func TestBrowser(t *testing.T) {
 	}()
 	p := &page{t: t, ctx: ctx}
 
-	p.do("open the page", chromedp.Navigate(e.hs.URL))
+	gate := &gate{h: e.srv}
+	gs := httptest.NewServer(gate)
+	defer func() {
+		_ = e.srv.Close() // ends the event streams, which Close waits for
+		gs.Close()
+	}()
+	p.do("open the page", chromedp.Navigate(gs.URL))
 	wait[bool](p, "a live connection", `document.querySelector('#conn').dataset.state === 'live'`)
 	wait[bool](p, "the tools", `!!document.querySelector('details.tool[data-tool="echo"]')`)
 	if got := eval[string](p, `document.querySelector('.library[data-library="demo"] header').innerText`); !strings.Contains(got, "Demo tools") || !strings.Contains(got, "🧪") {
@@ -334,6 +380,21 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("second allow: %s", res)
 	}
 	wait[bool](p, "nothing pending", `document.querySelectorAll('#pending article.request').length === 0`)
+
+	// The connection breaks (the event stream is cut and the API refuses
+	// for a while); a request opened meanwhile is there once the page has
+	// reconnected by itself.
+	gate.setDown(true)
+	wait[bool](p, "the page offline", `document.querySelector('#conn').dataset.state === 'offline'`)
+	e.call("pick", `{}`)
+	e.waitPending(1)
+	gate.setDown(false)
+	wait[bool](p, "live again", `document.querySelector('#conn').dataset.state === 'live'`)
+	req = p.request("pick", "select")
+	p.do("answer after reconnecting", chromedp.Click(chromedp.CSS(req+` button[data-action="submit"]`)))
+	if res := p.result("pick", 3); !strings.Contains(res, "picked green") {
+		t.Errorf("select after reconnecting: %s", res)
+	}
 
 	// A Python tool: its question, its printed output in the log.
 	if havePython {

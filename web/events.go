@@ -195,6 +195,10 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	if !allow(w, r, http.MethodGet) || !s.guardAPI(w, r) {
 		return
 	}
+	if r.Method == http.MethodHead {
+		w.Header().Set("Content-Type", "text/event-stream")
+		return
+	}
 	flusher, ok := w.(http.Flusher)
 	if !ok {
 		writeError(w, http.StatusInternalServerError, "streaming is not supported")

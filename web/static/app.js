@@ -80,15 +80,19 @@
   // the event stream from there, and start over after any break.
   async function connect() {
     let delay = 500;
+    let broken = false;
     while (!state.stale) {
       try {
         setConn('connecting');
         const st = await api('GET', 'api/state');
         applyState(st);
+        if (broken) loadTools(); // the server may have restarted with other tools
+        broken = false;
         await follow(st.seq);
         delay = 500;
       } catch (e) {
         if (state.stale) return;
+        broken = true;
         setConn('offline', 'offline (' + e.message + '), retrying…');
         await sleep(delay);
         delay = Math.min(delay * 2, 5000);
@@ -206,11 +210,19 @@
 
   // ------------------------------------------------------------ inventory
 
+  let toolsSeen = '';
+
+  // loadTools draws the inventory; it keeps the forms (and what was typed
+  // in them) when the inventory did not change.
   async function loadTools() {
     for (;;) {
       try {
         const v = await api('GET', 'api/tools');
-        renderTools(v);
+        const text = JSON.stringify(v);
+        if (text !== toolsSeen) {
+          toolsSeen = text;
+          renderTools(v);
+        }
         return;
       } catch (e) {
         $('libraries').textContent = '';

@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lcptools/lcp/web"
+)
+
+// lockedBuffer is a bytes.Buffer safe for the server's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestServeRefusesRemoteAddress(t *testing.T) {
+	_, stderr, code := run(t, "", "serve", "--addr", "0.0.0.0:0")
+	if code != ExitUsage || !strings.Contains(stderr, "not a loopback address") || !strings.Contains(stderr, "--allow-remote") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	_, stderr, code = run(t, "", "serve", "--addr", "nonsense")
+	if code != ExitUsage || !strings.Contains(stderr, "listen address") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	_, stderr, code = run(t, "", "serve", "--addr", "0.0.0.0:0", "--allow-remote", "--token", "short")
+	if code != ExitUsage || !strings.Contains(stderr, "at least 16") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestServe runs lcp serve on a Python tool folder: the page is served,
+// a call asks a question that the API answers, the tool's print reaches
+// the event stream, and stopping the command stops the Python worker.
+func TestServe(t *testing.T) {
+	needPython(t)
+	dir := t.TempDir()
+	src := `import os
+
+
+def tool_hello(name: str, user_interaction_handler=None):
+    """Says hello after asking for a greeting."""
+    print("worker pid", os.getpid(), flush=True)
+    g = user_interaction_handler({"type": "text", "title": "Greeting", "prompt": "Which word?", "default": "Hello"})
+    return {"output": "%s, %s!" % (g, name)}
+`
+	if err := os.WriteFile(filepath.Join(dir, "greet.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr lockedBuffer
+	env := &Env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }}
+	ready := make(chan string, 1)
+	o := &serveOptions{addr: "127.0.0.1:0", approve: "ask", ready: func(u string) { ready <- u }}
+	o.inv.tools = []string{dir}
+	o.inv.workspace = dir
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- runServe(ctx, env, o) }()
+	var base string
+	select {
+	case base = <-ready:
+	case err := <-done:
+		t.Fatalf("serve ended: %v; stderr %s", err, stderr.String())
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not start")
+	}
+	if !strings.Contains(stdout.String(), "lcp serve: "+base) {
+		t.Errorf("stdout %q does not give the URL %s", stdout.String(), base)
+	}
+
+	// The page carries the token.
+	page := get(t, base, "")
+	m := regexp.MustCompile(`name="lcp-token" content="([0-9a-f]{32})"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no token in the page:\n%s", page)
+	}
+	token := m[1]
+	if tools := get(t, base+"api/tools", token); !strings.Contains(tools, `"tool_hello"`) || !strings.Contains(tools, `"greet"`) {
+		t.Errorf("tools: %s", tools)
+	}
+
+	// Follow the events, start a call, answer its question.
+	req, _ := http.NewRequestWithContext(ctx, "GET", base+"api/events", nil)
+	req.Header.Set(web.TokenHeader, token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	events := make(chan web.Event, 100)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var ev web.Event
+				if json.Unmarshal([]byte(data), &ev) == nil {
+					events <- ev
+				}
+			}
+		}
+		close(events)
+	}()
+	post(t, base+"api/calls", token, `{"tool":"tool_hello","args":{"name":"Ada"}}`, http.StatusAccepted)
+	var pid int
+	var result string
+	timeout := time.After(30 * time.Second)
+	for result == "" {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				t.Fatal("the event stream ended")
+			}
+			switch {
+			case ev.Type == web.EventOutput && strings.HasPrefix(ev.Output.Text, "worker pid "):
+				pid, _ = strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(ev.Output.Text, "worker pid ")))
+			case ev.Type == web.EventRequest && ev.Request.Type == "opened":
+				if d := ev.Request.Request.Default; d == nil || *d != "Hello" {
+					t.Errorf("request: %+v", ev.Request.Request)
+				}
+				post(t, base+"api/requests/"+ev.Request.Request.ID+"/answer", token, `{"action":"submit","value":"Bonjour"}`, http.StatusOK)
+			case ev.Type == web.EventCall && ev.Call.State == "done":
+				result = string(ev.Call.Result)
+			}
+		case <-timeout:
+			t.Fatal("the call did not finish")
+		}
+	}
+	if !strings.Contains(result, `"output":"Bonjour, Ada!"`) {
+		t.Errorf("result: %s", result)
+	}
+	if pid == 0 {
+		t.Fatal("the tool's output did not reach the event stream")
+	}
+
+	// Ctrl-C: the command returns and the worker is gone.
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the Python worker %d outlived lcp serve", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(stderr.String(), "lcp serve: stopped") {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+}
+
+func get(t *testing.T, url, token string) string {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	if token != "" {
+		req.Header.Set(web.TokenHeader, token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, b)
+	}
+	return string(b)
+}
+
+func post(t *testing.T, url, token, body string, want int) string {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set(web.TokenHeader, token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != want {
+		t.Fatalf("POST %s: %d, want %d: %s", url, resp.StatusCode, want, b)
+	}
+	return string(b)
+}
