@@ -1,6 +1,7 @@
 package pysrc
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -60,7 +61,7 @@ func extract(filename string, src []byte) *File {
 		}
 		return f
 	}
-	x := &extractor{f: f, file: file}
+	x := &extractor{f: f, file: file, src: src, lastLine: 1, hasCR: bytes.IndexByte(src, '\r') >= 0}
 	x.module(mod)
 	x.checkPrompts()
 	f.detach()
@@ -79,13 +80,28 @@ func (f *File) detach() {
 	for _, t := range f.Tools {
 		t.Name = strings.Clone(t.Name)
 		t.Description = strings.Clone(t.Description)
-		names := make(map[string]string, len(t.Declared))
+		// Required and Declared repeat the parameter names: one copy each
+		var pairs [][2]string
+		var names map[string]string
+		if len(t.Declared) > 16 {
+			names = make(map[string]string, len(t.Declared))
+		}
 		clone := func(s string) string {
-			if c, ok := names[s]; ok {
+			if names != nil {
+				if c, ok := names[s]; ok {
+					return c
+				}
+				c := strings.Clone(s)
+				names[s] = c
 				return c
 			}
+			for _, p := range pairs {
+				if p[0] == s {
+					return p[1]
+				}
+			}
 			c := strings.Clone(s)
-			names[s] = c
+			pairs = append(pairs, [2]string{s, c})
 			return c
 		}
 		for i := range t.Params {
@@ -104,9 +120,22 @@ func (f *File) detach() {
 type extractor struct {
 	f    *File
 	file *token.File
+	src  []byte
+	// line numbers are counted forward from the last position asked
+	// (tools come in source order), without building a line table
+	lastOff, lastLine int
+	hasCR             bool
 }
 
-func (x *extractor) line(p token.Pos) int { return x.file.Line(p) }
+func (x *extractor) line(p token.Pos) int {
+	off := x.file.Offset(p)
+	if off < x.lastOff || off > len(x.src) || x.hasCR {
+		return x.file.Line(p)
+	}
+	x.lastLine += bytes.Count(x.src[x.lastOff:off], []byte("\n"))
+	x.lastOff = off
+	return x.lastLine
+}
 
 func (x *extractor) module(mod *ast.Module) {
 	for _, st := range mod.Body {

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"sync"
 )
 
 // Token is the kind of a lexical token of Python source.
@@ -377,40 +378,53 @@ func (p Position) String() string {
 }
 
 // File maps the positions of one source file to lines and columns. Line
-// starts are computed once from the source: "\n", "\r\n" and a lone "\r"
-// all end a line, as Python reads them.
+// starts are computed from the source on first use: "\n", "\r\n" and a
+// lone "\r" all end a line, as Python reads them.
 type File struct {
 	name  string
 	size  int
+	src   []byte
+	once  sync.Once
 	lines []int // offset of the first byte of each line
 }
 
-// NewFile returns the File of src, named name.
+// NewFile returns the File of src, named name. src must not change while
+// the File is in use.
 func NewFile(name string, src []byte) *File {
-	f := &File{name: name, size: len(src), lines: make([]int, 1, len(src)/32+1)}
-	if bytes.IndexByte(src, '\r') < 0 {
-		// the common case: "\n" only, found with the vectorized IndexByte
-		for off := 0; ; {
-			i := bytes.IndexByte(src[off:], '\n')
-			if i < 0 {
-				return f
+	return &File{name: name, size: len(src), src: src}
+}
+
+func (f *File) lineTable() []int {
+	f.once.Do(func() {
+		src := f.src
+		lines := make([]int, 1, len(src)/32+1)
+		if bytes.IndexByte(src, '\r') < 0 {
+			// the common case: "\n" only, found with the vectorized IndexByte
+			for off := 0; ; {
+				i := bytes.IndexByte(src[off:], '\n')
+				if i < 0 {
+					break
+				}
+				off += i + 1
+				lines = append(lines, off)
 			}
-			off += i + 1
-			f.lines = append(f.lines, off)
-		}
-	}
-	for i := 0; i < len(src); i++ {
-		switch src[i] {
-		case '\n':
-			f.lines = append(f.lines, i+1)
-		case '\r':
-			if i+1 < len(src) && src[i+1] == '\n' {
-				i++
+		} else {
+			for i := 0; i < len(src); i++ {
+				switch src[i] {
+				case '\n':
+					lines = append(lines, i+1)
+				case '\r':
+					if i+1 < len(src) && src[i+1] == '\n' {
+						i++
+					}
+					lines = append(lines, i+1)
+				}
 			}
-			f.lines = append(f.lines, i+1)
 		}
-	}
-	return f
+		f.lines = lines
+		f.src = nil
+	})
+	return f.lines
 }
 
 // Name returns the file name.
@@ -420,7 +434,7 @@ func (f *File) Name() string { return f.name }
 func (f *File) Size() int { return f.size }
 
 // LineCount returns the number of lines.
-func (f *File) LineCount() int { return len(f.lines) }
+func (f *File) LineCount() int { return len(f.lineTable()) }
 
 // Pos returns the Pos of byte offset off.
 func (f *File) Pos(off int) Pos { return Pos(off + 1) }
@@ -430,10 +444,11 @@ func (f *File) Offset(p Pos) int { return int(p) - 1 }
 
 // LineStart returns the Pos of the first byte of line (1-based).
 func (f *File) LineStart(line int) Pos {
-	if line < 1 || line > len(f.lines) {
+	lines := f.lineTable()
+	if line < 1 || line > len(lines) {
 		return NoPos
 	}
-	return Pos(f.lines[line-1] + 1)
+	return Pos(lines[line-1] + 1)
 }
 
 // Line returns the 1-based line of p.
@@ -448,9 +463,10 @@ func (f *File) Position(p Pos) Position {
 	if off > f.size {
 		off = f.size
 	}
-	i := sort.Search(len(f.lines), func(i int) bool { return f.lines[i] > off }) - 1
+	lines := f.lineTable()
+	i := sort.Search(len(lines), func(i int) bool { return lines[i] > off }) - 1
 	if i < 0 {
 		i = 0
 	}
-	return Position{Filename: f.name, Offset: off, Line: i + 1, Column: off - f.lines[i] + 1}
+	return Position{Filename: f.name, Offset: off, Line: i + 1, Column: off - lines[i] + 1}
 }
