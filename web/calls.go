@@ -155,9 +155,14 @@ func (s *Server) resultJSON(res *tool.Result) (json.RawMessage, error) {
 		return raw, err
 	}
 	cut := *res
+	// A string output is cut as text; anything else as its JSON.
 	out := string(res.Output)
-	cut.Output, _ = json.Marshal(cutUTF8(out, s.opts.MaxResultBytes/2) +
-		fmt.Sprintf("… (%d more bytes not shown)", len(out)-s.opts.MaxResultBytes/2))
+	var text string
+	if json.Unmarshal(res.Output, &text) == nil {
+		out = text
+	}
+	keep := cutUTF8(out, s.opts.MaxResultBytes/2)
+	cut.Output, _ = json.Marshal(keep + fmt.Sprintf("… (%d more bytes not shown)", len(out)-len(keep)))
 	cut.Payload = map[string]json.RawMessage{}
 	for k, v := range res.Payload {
 		if len(v) > s.opts.MaxResultBytes/8 {

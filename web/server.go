@@ -92,8 +92,9 @@ type Server struct {
 // NewServer returns the web page of ts. Its confirmations and questions
 // are the broker's: ts's calls must reach broker.Respond (the server's own
 // calls do; pass the broker's Respond as lcp.Config.Respond for calls made
-// elsewhere). The broker is typically made with a nil front end, so that
-// requests wait for the page. A nil opts means the defaults.
+// elsewhere). The broker, which must not be nil, is typically made with a
+// nil front end, so that requests wait for the page; the server does not
+// close it. A nil opts means the defaults.
 func NewServer(ts tool.Toolset, broker *hitl.Broker, opts *Options) *Server {
 	s := &Server{ts: ts, broker: broker, calls: map[string]*call{}, pumped: make(chan struct{}), tick: make(chan struct{})}
 	if opts != nil {

@@ -587,3 +587,16 @@ func TestCheckAddr(t *testing.T) {
 		}
 	}
 }
+
+func TestLongResultCut(t *testing.T) {
+	e := newEnv(t, testTools(t), &web.Options{MaxResultBytes: 200})
+	id := e.call("echo", `{"text":"`+strings.Repeat("é", 300)+`"}`)
+	res := e.waitResult(id)
+	out, _ := res["output"].(string)
+	if !strings.HasPrefix(out, "éé") || !strings.HasSuffix(out, "… (500 more bytes not shown)") || len(out) > 200 {
+		t.Errorf("cut output (%d bytes): %q", len(out), out)
+	}
+	if res["success"] != true || res["prompt_injection"] != "Say thanks." {
+		t.Errorf("the rest of the result: %v", res)
+	}
+}
