@@ -26,12 +26,18 @@
 //     provider without its tool (other than tool_<stem>_prompt) gives one.
 //   - The fallback extractor (FallbackTools) is line based: tool names and
 //     the mark are dependable, parameters and descriptions approximate.
-//   - The parser accepts nesting up to 3000 levels (parentheses, blocks,
-//     operator chains, counted together), deeper than CPython, and rejects
-//     deeper input with an error: time and stack stay bounded.
+//   - The parser has a nesting budget of 3000 (a parenthesis costs two, a
+//     block, an operator of a chain or a unary operator one), more than
+//     CPython allows, and reports an error beyond it: time and stack stay
+//     bounded.
 //   - A lone surrogate from an escape (\ud800) is kept in its WTF-8 form in
 //     the AST so that unparse and repr print it as Python does; all JSON
 //     output writes U+FFFD.
+//   - ReadFile parses into recycled memory (parser.Arena, from a pool) and
+//     copies the few strings it keeps: a File never points into the
+//     source or the tree, and reading many files allocates little.
+//     ReadFileOptions{PreciseTypes: true} offers the precise annotation
+//     mapping that SPEC §5 welcomes as an option.
 //   - CPython 3.12.1 is the reference, including its quirks: `(x).a: int`
 //     is rejected (PEG ordered choice), and so is a `{x=}` field inside a
 //     format spec (ast.parse raises ValueError there).
