@@ -111,26 +111,33 @@ func (p *parser) parseLambda() ast.Expr {
 	return &ast.Lambda{Span: span(pos, p.prevEnd()), Args: args, Body: body}
 }
 
+// parseDisjunction parses `a or b and not c < d`: disjunction,
+// conjunction, inversion and comparison of the grammar, folded so that a
+// plain operand costs few calls.
 func (p *parser) parseDisjunction() ast.Expr {
 	pos := p.pos
-	x := p.parseConjunction()
+	x := p.parseInversion()
+	if p.tok == token.AND {
+		x = p.conjunctionRest(pos, x)
+	}
 	if p.tok != token.OR {
 		return x
 	}
 	vmark := len(p.exprs)
 	p.exprs = append(p.exprs, x)
 	for p.got(token.OR) {
-		p.exprs = append(p.exprs, p.parseConjunction())
+		ipos := p.pos
+		y := p.parseInversion()
+		if p.tok == token.AND {
+			y = p.conjunctionRest(ipos, y)
+		}
+		p.exprs = append(p.exprs, y)
 	}
 	return put(&p.ar.boolops, ast.BoolOp{Span: span(pos, p.prevEnd()), Op: token.OR, Values: popStack(&p.exprs, vmark, &p.ar.exprLists)})
 }
 
-func (p *parser) parseConjunction() ast.Expr {
-	pos := p.pos
-	x := p.parseInversion()
-	if p.tok != token.AND {
-		return x
-	}
+// conjunctionRest parses the `and ...` operands that follow x.
+func (p *parser) conjunctionRest(pos token.Pos, x ast.Expr) ast.Expr {
 	vmark := len(p.exprs)
 	p.exprs = append(p.exprs, x)
 	for p.got(token.AND) {
@@ -148,7 +155,14 @@ func (p *parser) parseInversion() ast.Expr {
 		x := p.parseInversion()
 		return put(&p.ar.unary, ast.UnaryOp{Span: span(pos, p.prevEnd()), Op: token.NOT, Operand: x})
 	}
-	return p.parseComparison()
+	pos := p.pos
+	x := p.parseBinary(1)
+	switch p.tok {
+	case token.EQEQUAL, token.NOTEQUAL, token.LESS, token.LESSEQUAL, token.GREATER, token.GREATEREQUAL,
+		token.IN, token.NOT, token.IS:
+		return p.comparisonRest(pos, x)
+	}
+	return x
 }
 
 func (p *parser) cmpOp() (ast.CmpOp, int) {
@@ -180,9 +194,8 @@ func (p *parser) cmpOp() (ast.CmpOp, int) {
 	return 0, 0
 }
 
-func (p *parser) parseComparison() ast.Expr {
-	pos := p.pos
-	x := p.parseBitOr()
+// comparisonRest parses the comparison operators and operands after x.
+func (p *parser) comparisonRest(pos token.Pos, x ast.Expr) ast.Expr {
 	op, n := p.cmpOp()
 	if n == 0 {
 		return x
@@ -251,6 +264,7 @@ func (p *parser) parseBinary(minPrec int) ast.Expr {
 	return x
 }
 
+// parseFactor parses factor and power: unary operators, await and **.
 func (p *parser) parseFactor() ast.Expr {
 	switch p.tok {
 	case token.PLUS, token.MINUS, token.TILDE:
@@ -261,10 +275,6 @@ func (p *parser) parseFactor() ast.Expr {
 		x := p.parseFactor()
 		return put(&p.ar.unary, ast.UnaryOp{Span: span(pos, p.prevEnd()), Op: op, Operand: x})
 	}
-	return p.parsePower()
-}
-
-func (p *parser) parsePower() ast.Expr {
 	pos := p.pos
 	var x ast.Expr
 	if p.tok == token.AWAIT {
