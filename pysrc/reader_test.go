@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -322,4 +323,39 @@ func fileJSON(f *File) string {
 		fmt.Fprintf(&b, " %v %v\n", tool.Declared, tool.Required)
 	}
 	return b.String()
+}
+
+// TestReadFileConcurrent reads files from several goroutines (run with
+// -race): the arena pool and the lazily built tables are shared.
+func TestReadFileConcurrent(t *testing.T) {
+	srcs := make([][]byte, 40)
+	want := make([]string, len(srcs))
+	r := rand.New(rand.NewSource(9))
+	for i := range srcs {
+		srcs[i] = []byte(genToolFile(r) + "x = '\\N{BULLET}'\n")
+		f, err := ReadFile("c.py", srcs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = fileJSON(f)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, len(srcs)*4)
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i, src := range srcs {
+				f, err := ReadFile("c.py", src)
+				if err != nil || fileJSON(f) != want[i] {
+					errs <- fmt.Sprintf("file %d differs when read concurrently", i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
 }
