@@ -3,6 +3,7 @@ package pysrc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -44,6 +45,9 @@ func extract(filename string, src []byte) *File {
 		arenas.Put(arena)
 	}()
 	mod, file, err := parser.ParseArena(filename, src, arena)
+	if errors.Is(err, parser.ErrNotUTF8) {
+		return nil
+	}
 	if err != nil {
 		if list, ok := err.(scanner.ErrorList); ok {
 			f.SyntaxErrors = list

@@ -50,7 +50,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/lcptools/lcp/pysrc/pyval"
 	"github.com/lcptools/lcp/pysrc/scanner"
@@ -170,10 +169,11 @@ func Stem(filename string) string {
 // is used. A UTF-8 byte-order mark is ignored.
 func ReadFile(filename string, src []byte) (*File, error) {
 	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
-	if !utf8.Valid(src) {
+	f := extract(filename, src) // the parser checks the encoding first
+	if f == nil {
 		return nil, fmt.Errorf("%s: %w", filename, ErrNotUTF8)
 	}
-	return extract(filename, src), nil
+	return f, nil
 }
 
 // InputSchema returns the tool's input schema:
