@@ -146,6 +146,14 @@ func (b *Binding) add(e *entry) {
 	b.tools[e.info.Name] = e
 }
 
+// Files returns the tool files the binding has read (discovered and
+// mounted), in order.
+func (b *Binding) Files() []*discover.File {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return append([]*discover.File(nil), b.files...)
+}
+
 // Workspace returns the default workspace (absolute).
 func (b *Binding) Workspace() string { return b.ws }
 

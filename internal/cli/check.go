@@ -2,6 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/lcptools/lcp/builtin/pyrisk"
+	"github.com/lcptools/lcp/discover"
 
 	"github.com/lcptools/lcp/tool"
 	"github.com/spf13/cobra"
@@ -40,7 +46,7 @@ func runCheck(cmd *cobra.Command, env *Env, o *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	diags := eng.Diagnostics(ctx)
+	diags := append(eng.Diagnostics(ctx), riskyPatterns(eng.Binding().Files())...)
 	errorsFound := 0
 	for _, d := range diags {
 		if d.Severity == "error" {
@@ -64,4 +70,34 @@ func runCheck(cmd *cobra.Command, env *Env, o *checkOptions) error {
 		return &exitError{code: ExitFailure, msg: fmt.Sprintf("%d error(s) found", errorsFound)}
 	}
 	return nil
+}
+
+// asksForConfirmation finds the names through which an LCP library gets
+// and uses the host's confirmation handler.
+var asksForConfirmation = regexp.MustCompile(`\b(confirm_handler|set_confirm_handler|_CONFIRM_HANDLER)\b`)
+
+// riskyPatterns reports tool files that spawn processes or escape to the
+// shell (judged from the parsed code, as execute_python's safe mode does)
+// without ever using the host's confirmation handler.
+func riskyPatterns(files []*discover.File) []tool.Diagnostic {
+	var out []tool.Diagnostic
+	for _, f := range files {
+		if f.Source == nil || f.Source.SyntaxErrors != nil {
+			continue
+		}
+		src, err := os.ReadFile(f.Path)
+		if err != nil {
+			continue
+		}
+		v := pyrisk.Classify(string(src), nil)
+		if !v.Risky || asksForConfirmation.Match(src) {
+			continue
+		}
+		out = append(out, tool.Diagnostic{
+			Severity: "warning", Code: "risky-pattern", File: f.Path,
+			Message: fmt.Sprintf("%s; the library never asks the operator (use the confirm handler from set_confirm_handler or init_tools_library's config)",
+				strings.Join(v.Reasons, "; ")),
+		})
+	}
+	return out
 }

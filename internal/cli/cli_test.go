@@ -206,3 +206,62 @@ func TestCheck(t *testing.T) {
 		t.Fatalf("check --json: %d\n%s", code, out)
 	}
 }
+
+func TestCheckRiskyPatterns(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"runner.py":  "import subprocess\n\ndef tool_run(cmd: str):\n    \"\"\"Runs a command.\n\n    Args:\n        cmd: the command\n    \"\"\"\n    return subprocess.run(cmd, shell=True).returncode\n",
+		"guarded.py": "import subprocess\n_CONFIRM_HANDLER = None\n\ndef set_confirm_handler(h):\n    global _CONFIRM_HANDLER\n    _CONFIRM_HANDLER = h\n\ndef tool_guarded_run(cmd: str):\n    \"\"\"Runs a command after asking.\n\n    Args:\n        cmd: the command\n    \"\"\"\n    d, _ = _CONFIRM_HANDLER(cmd, 'run')\n    return subprocess.run(cmd, shell=True).returncode if d != 'reject' else 'refused'\n",
+		"math.py":    "def tool_add(a: int, b: int):\n    \"\"\"Adds.\n\n    Args:\n        a: one\n        b: two\n    \"\"\"\n    return a + b\n",
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _, code := run(t, "", "check", "--json", "--tools", dir)
+	var diags []struct {
+		Code, File, Message string
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &diags) != nil {
+		t.Fatalf("check: %d\n%s", code, out)
+	}
+	var risky []string
+	for _, d := range diags {
+		if d.Code == "risky-pattern" {
+			risky = append(risky, filepath.Base(d.File))
+			if !strings.Contains(d.Message, "subprocess") {
+				t.Errorf("message %q does not say why", d.Message)
+			}
+		}
+	}
+	if len(risky) != 1 || risky[0] != "runner.py" {
+		t.Fatalf("risky files %v, want [runner.py]", risky)
+	}
+}
+
+// TestBuiltinsWithoutATerminal: a risky built-in action is not approved
+// without a person; the reason says how to approve; --yes approves.
+func TestBuiltinsWithoutATerminal(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "junk.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := run(t, "", "call", "--workspace", ws, "tool_execute_shell_command", "command=rm junk.txt")
+	if code != ExitFailure || !strings.Contains(errOut, "--yes") {
+		t.Fatalf("unattended rm: exit %d, %q", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "junk.txt")); err != nil {
+		t.Fatal("the file was removed without approval")
+	}
+	out, _, code := run(t, "", "call", "--workspace", ws, "--json", "tool_execute_shell_command", "command=ls")
+	if code != 0 || !strings.Contains(out, "junk.txt") {
+		t.Fatalf("read-only ls: exit %d, %s", code, out)
+	}
+	if _, errOut, code := run(t, "", "call", "--workspace", ws, "--yes", "tool_execute_shell_command", "command=rm junk.txt"); code != 0 {
+		t.Fatalf("--yes rm: exit %d, %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "junk.txt")); err == nil {
+		t.Fatal("--yes did not run the command")
+	}
+}
