@@ -315,7 +315,7 @@ func (t *Tool) validate(args json.RawMessage) error {
 	if a := bytes.TrimSpace(args); len(a) == 0 || a[0] != '{' {
 		return &tool.InvalidArgumentsError{Tool: t.info.Name, Message: "arguments must be a JSON object"}
 	}
-	if vs := t.in.ValidateJSON(args); len(vs) > 0 {
+	if vs := t.in.ValidateValidJSON(args); len(vs) > 0 {
 		return &tool.InvalidArgumentsError{Tool: t.info.Name, Message: "arguments do not match the input schema", Violations: vs}
 	}
 	return nil
@@ -335,11 +335,11 @@ func (t *Tool) result(v any) (*tool.Result, error) {
 		return nil, &tool.ProtocolError{Tool: t.info.Name, Message: "cannot encode the output: " + err.Error()}
 	}
 	if t.out != nil {
-		if vs := t.out.ValidateJSON(raw); len(vs) > 0 {
+		if vs := t.out.ValidateValidJSON(raw); len(vs) > 0 {
 			return nil, &tool.ProtocolError{Tool: t.info.Name, Message: fmt.Sprintf("output does not match the output schema: %s %s", vs[0].Pointer, vs[0].Message)}
 		}
 	}
-	r, err := tool.Normalize(raw)
+	r, err := tool.NormalizeValid(raw) // json.Marshal wrote valid JSON
 	if err != nil {
 		return nil, &tool.ProtocolError{Tool: t.info.Name, Message: err.Error()}
 	}

@@ -111,7 +111,7 @@ func (h *handler) Invoke(ctx context.Context, inv Invocation) (Step, error) {
 	}
 	h.state = stateRunning
 	if inv.CallID == "" {
-		inv.CallID = NewID()
+		inv.CallID = newCallID()
 	}
 	if h.info.Interactions == (Capabilities{}) {
 		// A tool that cannot ask anything runs to completion right here:

@@ -2,6 +2,8 @@ package tool
 
 import (
 	"crypto/rand"
+	"strconv"
+	"sync/atomic"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -106,6 +108,23 @@ func (r *Request) Declined(reason string) Response {
 // Cancelled returns a Cancel response to r.
 func (r *Request) Cancelled(reason string) Response {
 	return Response{ID: r.ID, Action: Cancel, Reason: reason}
+}
+
+// callPrefix makes call ids unique across processes; the counter makes
+// them unique within one.
+var (
+	callPrefix  = NewID()[:8]
+	callCounter atomic.Uint64
+)
+
+// newCallID returns an identifier for a call: unique, cheap, not secret
+// (request ids, which answers carry, come from NewID).
+func newCallID() string {
+	var b [32]byte
+	buf := append(b[:0], callPrefix...)
+	buf = append(buf, '-')
+	buf = strconv.AppendUint(buf, callCounter.Add(1), 36)
+	return string(buf)
 }
 
 // NewID returns a random identifier for requests and calls.

@@ -38,10 +38,26 @@ var metaKeys = map[string]bool{
 // It fails only when raw is not valid JSON.
 func Normalize(raw json.RawMessage) (*Result, error) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
-		if !json.Valid(raw) {
-			return nil, errors.New("normalize: the tool's value is not valid JSON")
+	if !json.Valid(raw) {
+		if len(raw) > 0 && raw[0] == '{' {
+			var v any
+			if err := json.Unmarshal(raw, &v); err != nil {
+				return nil, fmt.Errorf("normalize: %w", err)
+			}
 		}
+		return nil, errors.New("normalize: the tool's value is not valid JSON")
+	}
+	return normalizeValid(raw)
+}
+
+// NormalizeValid is Normalize for text known to be valid JSON (what
+// json.Marshal produced): it skips that check.
+func NormalizeValid(raw json.RawMessage) (*Result, error) {
+	return normalizeValid(bytes.TrimSpace(raw))
+}
+
+func normalizeValid(raw json.RawMessage) (*Result, error) {
+	if len(raw) == 0 || raw[0] != '{' {
 		return &Result{Success: true, StatusCode: 200, Output: raw}, nil
 	}
 	fields, err := decodeObject(raw)
@@ -145,7 +161,7 @@ func NormalizeValue(v any) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("normalize: %w", err)
 	}
-	return Normalize(raw)
+	return normalizeValid(raw)
 }
 
 type field struct {
@@ -155,15 +171,8 @@ type field struct {
 
 // decodeObject splits a JSON object into its keys and raw values, in
 // order, keeping duplicates.
+// The data must be valid JSON.
 func decodeObject(data []byte) ([]field, error) {
-	if !json.Valid(data) {
-		// Let the decoder say what is wrong.
-		var v any
-		if err := json.Unmarshal(data, &v); err != nil {
-			return nil, err
-		}
-		return nil, errors.New("invalid JSON")
-	}
 	fields := make([]field, 0, 8)
 	var kerr error
 	err := walkObject(data, func(k, v []byte) bool {

@@ -147,6 +147,9 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads an LCP result object (as MarshalJSON writes it, or as
 // the Python reference returns it).
 func (r *Result) UnmarshalJSON(data []byte) error {
+	if !json.Valid(data) {
+		return errors.New("result: not valid JSON")
+	}
 	fields, err := decodeObject(data)
 	if err != nil {
 		return fmt.Errorf("result: %w", err)
