@@ -2,12 +2,12 @@ package tool
 
 import (
 	"crypto/rand"
-	"strconv"
-	"sync/atomic"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
+	"sync/atomic"
 )
 
 // Kind is the kind of a Request.
