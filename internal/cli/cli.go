@@ -142,6 +142,13 @@ servers into one inventory of LLM tools, and runs calls to them safely.
 With neither --tools nor --file, the built-in default library is used.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown command %q (run lcp help)", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	root.SetIn(env.Stdin)
 	root.SetOut(env.Stdout)
