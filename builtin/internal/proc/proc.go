@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lcptools/lcp/internal/spawn"
 	"io"
 	"os/exec"
 	"strings"
@@ -95,7 +96,7 @@ func Run(ctx context.Context, s Spec) (*Outcome, error) {
 	cmd.WaitDelay = waitDelay
 
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := spawn.Start(cmd); err != nil {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, syscall.ENOENT) {
 			return nil, fmt.Errorf("start %s: %w: %w", s.Path, ErrNotFound, err)
 		}

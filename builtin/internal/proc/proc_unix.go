@@ -6,12 +6,16 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+
+	"github.com/lcptools/lcp/internal/spawn"
 )
 
 // setGroup puts the child in a process group of its own, so that everything
-// it starts can be killed at once.
+// it starts can be killed at once, and (on Linux) has it killed if lcp dies
+// while it runs.
 func setGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	spawn.Deathsig(cmd.SysProcAttr, syscall.SIGKILL)
 }
 
 // killGroup kills the child's whole process group.
