@@ -10,7 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/lcptools/lcp/binding"
 	"github.com/lcptools/lcp/llm"
 	"github.com/lcptools/lcp/tool"
 )
@@ -132,7 +131,7 @@ type executor interface {
 
 // prompter is a toolset with libraries' system prompts (an *lcp.Engine).
 type prompter interface {
-	SystemPrompts(ctx context.Context) []binding.SystemPrompt
+	SystemPrompts(ctx context.Context) []tool.SystemPrompt
 }
 
 // Run is the agent loop for one turn of the conversation (whose last

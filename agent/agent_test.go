@@ -12,7 +12,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/lcptools/lcp/agent"
-	"github.com/lcptools/lcp/binding"
 	"github.com/lcptools/lcp/llm"
 	"github.com/lcptools/lcp/llm/llmtest"
 	"github.com/lcptools/lcp/native"
@@ -356,8 +355,8 @@ type engineLike struct {
 	executed []string
 }
 
-func (e *engineLike) SystemPrompts(context.Context) []binding.SystemPrompt {
-	return []binding.SystemPrompt{{Library: "notes", Text: "Notes live in notes/."}, {Library: "empty", Text: "  "}}
+func (e *engineLike) SystemPrompts(context.Context) []tool.SystemPrompt {
+	return []tool.SystemPrompt{{Library: "notes", Text: "Notes live in notes/."}, {Library: "empty", Text: "  "}}
 }
 
 func (e *engineLike) ExecuteTool(ctx context.Context, name string, args json.RawMessage) *tool.Result {

@@ -13,11 +13,7 @@ import (
 
 // SystemPrompt is a library's contribution to the system prompt: the text
 // its tool_<stem>_prompt() returned.
-type SystemPrompt struct {
-	Library string `json:"library"`
-	File    string `json:"file"`
-	Text    string `json:"text"`
-}
+type SystemPrompt = tool.SystemPrompt
 
 func (b *Binding) promptTimeout() time.Duration {
 	if b.opts.PromptTimeout > 0 {

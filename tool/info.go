@@ -42,6 +42,14 @@ type Library struct {
 	Icon string
 }
 
+// SystemPrompt is a library's contribution to the system prompt of an
+// LLM host (for LCP libraries, what tool_<stem>_prompt() returned).
+type SystemPrompt struct {
+	Library string `json:"library"`
+	File    string `json:"file,omitempty"`
+	Text    string `json:"text"`
+}
+
 // Capabilities lists the kinds of Request a tool may make. Asking for a
 // kind that was not declared is an *UndeclaredInteractionError.
 type Capabilities struct {
