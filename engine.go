@@ -148,11 +148,9 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 		return nil, err
 	}
 	e.lcp = b
-	sets = append([]tool.Toolset{b}, sets...)
-	if useDefault && len(sets) > 1 {
-		// The Go built-ins come first, then the built-in Python examples.
-		sets[0], sets[1] = sets[1], sets[0]
-	}
+	// The Go built-ins (when serving the default library) come first, then
+	// the LCP tools, then MCP servers and the host's own toolsets.
+	sets = append(sets, b)
 	if len(e.cfg.MCPServers) > 0 {
 		remote, err := mcp.NewClientToolset(ctx, e.cfg.MCPServers, &mcp.ClientOptions{
 			Respond: e.cfg.Respond, Stderr: e.cfg.MCPStderr, Logger: e.cfg.Logger,
