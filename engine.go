@@ -16,7 +16,10 @@
 // The Engine is itself a tool.Toolset, so it composes with native Go tools
 // and can be served over MCP. Confirmations and questions of the tools go
 // to Config.Respond (typically a hitl.Broker's Respond with a terminal or
-// web front end); without one, nothing is approved.
+// web front end); without one, nothing is approved. What the tools print,
+// their progress and their log records are events of their calls:
+// Config.OnEvent sees those of every call, tool.CallOptions.OnEvent those
+// of one.
 package lcp
 
 import (
@@ -28,10 +31,9 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/lcptools/lcp/agent"
+	"github.com/lcptools/lcp/autonomy"
 	"github.com/lcptools/lcp/binding"
-	"github.com/lcptools/lcp/hitl"
-	"github.com/lcptools/lcp/llm"
+	"github.com/lcptools/lcp/discover"
 	"github.com/lcptools/lcp/mcp"
 	"github.com/lcptools/lcp/tool"
 	"github.com/lcptools/lcp/worker"
@@ -74,9 +76,10 @@ type Config struct {
 	// Toolsets are more toolsets for the inventory (native Go tools of
 	// the host, MCP servers...), after the LCP tools; first name wins.
 	Toolsets []tool.Toolset
-	// LLM is the host's language model: Python tools reach it through
-	// lollms_client_instance.generate_text. Nil: they see llm as None.
-	LLM *llm.Client
+	// LLM is the host's language model (an *llm.Client, say): Python tools
+	// reach it through lollms_client_instance.generate_text. Nil: they see
+	// llm as None.
+	LLM Generator
 	// Respond answers the confirmations and questions of calls made with
 	// Engine.Call and ExecuteTool. Nil: confirmations are rejected and
 	// questions declined, with a reason that says so.
@@ -86,14 +89,25 @@ type Config struct {
 	MaxDepth int
 	// Logger receives the engine's diagnostics; nil discards them.
 	Logger *slog.Logger
-	// OnOutput receives what Python tools print (never added to results).
-	OnOutput func(worker.Output)
+	// OnEvent receives the events of every call (what the tools print,
+	// their progress, their log records — never added to results), and the
+	// output of Python workers that belongs to no call (without Tool and
+	// CallID). It is called from the goroutine that reports the event, so
+	// it must return quickly.
+	OnEvent func(tool.Event)
+}
+
+// Generator is the language model Python tools reach through
+// lollms_client_instance.generate_text; *llm.Client is one.
+type Generator interface {
+	// GenerateJSON completes prompt; options is a JSON object of the
+	// tool's keyword arguments (n_predict, temperature...).
+	GenerateJSON(ctx context.Context, prompt string, options json.RawMessage) (string, error)
 }
 
 // Engine is a running inventory. It is safe for concurrent use.
 type Engine struct {
 	cfg    Config
-	pool   *worker.Pool
 	lcp    *binding.Binding
 	remote *mcp.ClientToolset
 	inv    *tool.Inventory
@@ -107,44 +121,43 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 	if cfg != nil {
 		e.cfg = *cfg
 	}
-	if err := hitl.ValidateHostConfigs(e.cfg.HostToolConfigs); err != nil {
+	if err := autonomy.ValidateHostConfigs(e.cfg.HostToolConfigs); err != nil {
 		return nil, fmt.Errorf("host tool configs: %w", err)
 	}
 	if e.cfg.MaxDepth <= 0 {
 		e.cfg.MaxDepth = 8
 	}
-	e.pool = worker.NewPool(&worker.Options{
-		Python:      e.cfg.Python,
-		MemoryLimit: e.cfg.MemoryLimit,
-		OnOutput:    e.cfg.OnOutput,
-		Logger:      e.cfg.Logger,
-	})
 	var sets []tool.Toolset
 	useDefault := len(e.cfg.ToolsFolders) == 0 && len(e.cfg.ToolFiles) == 0
 	if useDefault {
 		natives, err := defaultNative(&e.cfg)
 		if err != nil {
-			e.pool.Close()
 			return nil, err
 		}
 		if natives != nil {
 			sets = append(sets, natives)
 		}
 	}
+	// The binding runs the Python workers: it routes what they print to
+	// the calls that printed it.
 	b, err := binding.New(&binding.Options{
-		Folders:        e.cfg.ToolsFolders,
-		Files:          e.cfg.ToolFiles,
-		Default:        defaultPythonFolders,
-		HostConfigs:    e.cfg.HostToolConfigs,
-		Workspace:      e.cfg.Workspace,
-		Pool:           e.pool,
+		Folders:     e.cfg.ToolsFolders,
+		Files:       e.cfg.ToolFiles,
+		Default:     defaultPythonFolders,
+		HostConfigs: e.cfg.HostToolConfigs,
+		Workspace:   e.cfg.Workspace,
+		PoolOptions: &worker.Options{
+			Python:      e.cfg.Python,
+			MemoryLimit: e.cfg.MemoryLimit,
+			Logger:      e.cfg.Logger,
+		},
+		OnOutput:       e.cfg.OnEvent,
 		CallTimeout:    e.cfg.CallTimeout,
 		DynamicPrompts: e.cfg.DynamicPrompts,
 		NoCoercion:     e.cfg.NoCoercion,
 		Host:           engineHost{e},
 	})
 	if err != nil {
-		e.pool.Close()
 		return nil, err
 	}
 	e.lcp = b
@@ -157,7 +170,6 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 		})
 		if err != nil {
 			b.Close()
-			e.pool.Close()
 			return nil, fmt.Errorf("mcp servers: %w", err)
 		}
 		e.remote = remote
@@ -171,22 +183,101 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 // Tools lists the inventory.
 func (e *Engine) Tools(ctx context.Context) ([]tool.Info, error) { return e.inv.Tools(ctx) }
 
-// Handler returns a handler for one call.
+// Handler returns a handler for one call. Config.OnEvent sees the
+// events of the calls made through it.
 func (e *Engine) Handler(ctx context.Context, name string) (tool.Handler, error) {
-	return e.inv.Handler(ctx, name)
+	h, err := e.inv.Handler(ctx, name)
+	if err != nil || e.cfg.OnEvent == nil {
+		return h, err
+	}
+	return &eventHandler{Handler: h, sink: e.cfg.OnEvent}, nil
+}
+
+// eventHandler adds the engine's subscriber to the calls of a handler.
+type eventHandler struct {
+	tool.Handler
+	sink func(tool.Event)
+}
+
+func (h *eventHandler) Invoke(ctx context.Context, inv tool.Invocation) (tool.Step, error) {
+	if inv.Parent == nil { // a nested call reaches the parent's subscribers
+		inv.OnEvent = tool.JoinSinks(inv.OnEvent, h.sink)
+	}
+	return h.Handler.Invoke(ctx, inv)
 }
 
 // Close stops every worker and closes every toolset.
-func (e *Engine) Close() error {
-	err := e.inv.Close()
-	return errors.Join(err, e.pool.Close())
-}
-
-// Binding returns the LCP binding, for mounting and dynamic registration.
-func (e *Engine) Binding() *binding.Binding { return e.lcp }
+func (e *Engine) Close() error { return e.inv.Close() }
 
 // Workspace returns the default workspace.
 func (e *Engine) Workspace() string { return e.lcp.Workspace() }
+
+// Files returns the LCP tool files the engine has read (discovered and
+// mounted), in order.
+func (e *Engine) Files() []*discover.File { return e.lcp.Files() }
+
+// MountToolLibrary registers the tools of the library named name (a
+// directory name/ or a file name.py), looked up in every tools folder and
+// then in the built-in default library. Tools already registered are left
+// alone; a clash with a tool of another file is a diagnostic. It is
+// idempotent and reports whether the library is fully mounted afterwards;
+// an unknown library is an error wrapping binding.ErrLibraryNotFound.
+func (e *Engine) MountToolLibrary(name string) (bool, error) { return e.lcp.MountToolLibrary(name) }
+
+// MountIfAbsent mounts the library unless it is already fully mounted;
+// it reports whether it is mounted afterwards.
+func (e *Engine) MountIfAbsent(name string) (bool, error) {
+	return e.lcp.MountToolLibraryIfAbsent(name)
+}
+
+// IsLibraryMounted reports whether every tool of the library named name
+// is registered.
+func (e *Engine) IsLibraryMounted(name string) bool { return e.lcp.IsLibraryMounted(name) }
+
+// FindLibraryForTool returns the name of the library that defines the
+// tool ("" when none does), as binding.Binding.FindLibraryForTool.
+func (e *Engine) FindLibraryForTool(name string) string { return e.lcp.FindLibraryForTool(name) }
+
+// IsToolAvailable reports whether the tool is in the inventory or can be
+// mounted.
+func (e *Engine) IsToolAvailable(ctx context.Context, name string) bool {
+	if e.lcp.IsToolAvailable(name) {
+		return true
+	}
+	infos, _ := e.inv.Tools(ctx)
+	for i := range infos {
+		if infos[i].Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// LoadToolByName returns the tool's info, mounting its library first if
+// the tool is not registered yet.
+func (e *Engine) LoadToolByName(ctx context.Context, name string) (tool.Info, error) {
+	infos, _ := e.inv.Tools(ctx)
+	for i := range infos {
+		if infos[i].Name == name {
+			return infos[i], nil
+		}
+	}
+	return e.lcp.LoadToolByName(name)
+}
+
+// RegisterToolFromCode registers the tool_* functions of Python source
+// code under prefix, as binding.Binding.RegisterToolFromCode does; it
+// returns the registered names.
+func (e *Engine) RegisterToolFromCode(ctx context.Context, prefix, code string) ([]string, error) {
+	return e.lcp.RegisterToolFromCode(ctx, prefix, code)
+}
+
+// UnregisterToolsByPrefix removes the registered Python tools named
+// prefix or starting with tool_<prefix>, and returns how many were
+// removed.
+func (e *Engine) UnregisterToolsByPrefix(prefix string) int {
+	return e.lcp.UnregisterToolsByPrefix(prefix)
+}
 
 // Diagnostics returns what discovery, composition and prompt functions
 // reported, for `lcp check` and host UIs.
@@ -217,36 +308,20 @@ func (e *Engine) SystemPrompts(ctx context.Context) []binding.SystemPrompt {
 	return e.lcp.SystemPrompts(ctx)
 }
 
-// CallOptions adjusts one call made with Engine.Call.
-type CallOptions struct {
-	// CallID, Workspace and Context go into the invocation (Context is the
-	// LCP tool_context).
-	CallID    string
-	Workspace string
-	Context   map[string]any
-	// Respond overrides Config.Respond for this call.
-	Respond func(ctx context.Context, r *tool.Request) tool.Response
-}
-
 // Call runs one call to completion and returns its result, or an engine
-// error (unknown tool, invalid arguments, timeout, cancelled...).
-func (e *Engine) Call(ctx context.Context, name string, args json.RawMessage, opts *CallOptions) (*tool.Result, error) {
-	co := &tool.CallOptions{Respond: e.cfg.Respond}
-	if opts != nil {
-		co.CallID, co.Workspace, co.Context = opts.CallID, opts.Workspace, opts.Context
-		if opts.Respond != nil {
-			co.Respond = opts.Respond
+// error (unknown tool, invalid arguments, timeout, cancelled...). With no
+// answering callback in opts (nil opts included), Config.Respond answers
+// the call's confirmations and questions.
+func (e *Engine) Call(ctx context.Context, name string, args json.RawMessage, opts *tool.CallOptions) (*tool.Result, error) {
+	if opts == nil || (opts.Respond == nil && opts.Confirm == nil && opts.Interact == nil && opts.Parent == nil) {
+		var co tool.CallOptions
+		if opts != nil {
+			co = *opts
 		}
+		co.Respond = e.cfg.Respond
+		opts = &co
 	}
-	if co.Respond == nil {
-		co.Respond = func(_ context.Context, r *tool.Request) tool.Response {
-			if r.Kind == tool.KindConfirm {
-				return r.Declined(tool.NoApprover)
-			}
-			return r.Declined("This host cannot ask the user questions.")
-		}
-	}
-	return tool.Call(ctx, e, name, args, co)
+	return tool.Call(ctx, e, name, args, opts)
 }
 
 // ExecuteTool runs one call the LCP way: it always returns the result
@@ -263,55 +338,30 @@ func (e *Engine) ExecuteTool(ctx context.Context, name string, args json.RawMess
 // engineHost gives Python tools the engine's services.
 type engineHost struct{ e *Engine }
 
-// ExecuteTool runs a nested call into the whole inventory. Its requests
-// are put to the caller of the outer call, through the outer call's
-// handler, so they reach the same person.
-func (h engineHost) ExecuteTool(ctx context.Context, name string, params json.RawMessage) json.RawMessage {
+// ExecuteTool runs a nested call into the whole inventory, inside the
+// Python tool's call: its requests go to the person the outer call asks,
+// its events to the outer call's subscribers.
+func (h engineHost) ExecuteTool(ctx context.Context, parent *tool.CallRequest, name string, params json.RawMessage) *tool.Result {
 	depth := 0
-	if c := tool.CallFromContext(ctx); c != nil {
-		depth = c.Depth
+	if parent != nil {
+		depth = parent.Depth
 	}
-	var res *tool.Result
 	if depth+1 > h.e.cfg.MaxDepth {
-		res = tool.Failure(fmt.Sprintf("Tool '%s' was not run: nested tool calls are limited to %d levels.", name, h.e.cfg.MaxDepth))
-	} else {
-		child := tool.WithCall(ctx, &tool.CallInfo{Depth: depth + 1})
-		r, err := tool.Call(child, h.e, name, params, &tool.CallOptions{
-			Respond: func(_ context.Context, r *tool.Request) tool.Response {
-				fwd := *r
-				fwd.ID = ""
-				resp, err := tool.Ask(ctx, &fwd)
-				if err != nil {
-					return r.Cancelled(err.Error())
-				}
-				resp.ID = r.ID
-				return resp
-			},
-		})
-		if err != nil {
-			r = tool.ErrorResult(err)
-		}
-		res = r
+		return tool.Failure(fmt.Sprintf("Tool '%s' was not run: nested tool calls are limited to %d levels.", name, h.e.cfg.MaxDepth))
 	}
-	raw, err := json.Marshal(res)
+	res, err := tool.Call(ctx, h.e, name, params, &tool.CallOptions{Parent: parent})
 	if err != nil {
-		raw, _ = json.Marshal(tool.Failure("the nested result cannot be encoded: " + err.Error()))
+		return tool.ErrorResult(err)
 	}
-	return raw
+	return res
 }
 
 func (h engineHost) HasLLM() bool { return h.e.cfg.LLM != nil }
 
 // Generate runs the host's LLM for a Python tool's generate_text.
-func (h engineHost) Generate(ctx context.Context, r worker.GenerateRequest) (string, error) {
+func (h engineHost) Generate(ctx context.Context, r binding.GenerateRequest) (string, error) {
 	if h.e.cfg.LLM == nil {
 		return "", errors.New("no LLM is configured in this host")
 	}
 	return h.e.cfg.LLM.GenerateJSON(ctx, r.Prompt, r.Options)
-}
-
-// Discussion returns the conversation of the agent loop the call belongs
-// to, if any (discussion_instance).
-func (h engineHost) Discussion(ctx context.Context) json.RawMessage {
-	return agent.DiscussionFromContext(ctx)
 }

@@ -3,9 +3,13 @@ package lcp_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/lcptools/lcp"
 	"github.com/lcptools/lcp/llm/llmtest"
@@ -156,5 +160,69 @@ func TestOmniToolGeneratesWithTheHostLLM(t *testing.T) {
 	reqs := srv.Requests()
 	if len(reqs) != 1 || reqs[0].LastUserText() != "Caption for a lighthouse" || reqs[0].MaxTokens != 32 {
 		t.Fatalf("the LLM saw %+v", reqs)
+	}
+}
+
+// What a Python tool prints is an event of its call: the call's own
+// subscriber and the engine's see it; the result does not carry it.
+func TestPrintedOutputIsAnEventOfTheCall(t *testing.T) {
+	needPython(t)
+	dir := t.TempDir()
+	src := "def tool_chatty(n: int):\n    \"\"\"Prints and returns.\"\"\"\n    print('working on', n, flush=True)\n    return n + 1\n"
+	if err := os.WriteFile(filepath.Join(dir, "chatty.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var engineWide, perCall []tool.Event
+	eng, err := lcp.New(context.Background(), &lcp.Config{ToolsFolders: []string{dir}, Workspace: dir,
+		OnEvent: func(e tool.Event) { mu.Lock(); engineWide = append(engineWide, e); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	res, err := eng.Call(context.Background(), "tool_chatty", json.RawMessage(`{"n":"41"}`), &tool.CallOptions{CallID: "call-1",
+		OnEvent: func(e tool.Event) { mu.Lock(); perCall = append(perCall, e); mu.Unlock() }})
+	if err != nil || res.Text() != "42" {
+		t.Fatalf("call = %+v, %v", res, err)
+	}
+	text := func(evs []tool.Event) string {
+		mu.Lock()
+		defer mu.Unlock()
+		var b strings.Builder
+		for _, e := range evs {
+			if e.Kind == tool.EventOutput && e.CallID == "call-1" && e.Tool == "tool_chatty" && e.Stream == "stdout" {
+				b.WriteString(e.Text)
+			}
+		}
+		return b.String()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for (text(perCall) != "working on 41\n" || text(engineWide) != "working on 41\n") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if text(perCall) != "working on 41\n" || text(engineWide) != "working on 41\n" {
+		t.Errorf("per call %q, engine-wide %q", text(perCall), text(engineWide))
+	}
+}
+
+// The engine offers the mount API itself.
+func TestEngineMountAPI(t *testing.T) {
+	eng, err := lcp.New(context.Background(), &lcp.Config{ToolsFolders: []string{"testdata/omni"}, Workspace: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	if !eng.IsToolAvailable(context.Background(), "tool_recurse") || eng.IsToolAvailable(context.Background(), "tool_nope") {
+		t.Error("IsToolAvailable")
+	}
+	if _, err := eng.MountToolLibrary("no_such_library"); err == nil {
+		t.Error("mounting an unknown library")
+	}
+	if len(eng.Files()) == 0 {
+		t.Error("no files")
+	}
+	info, err := eng.LoadToolByName(context.Background(), "tool_recurse")
+	if err != nil || info.Name != "tool_recurse" {
+		t.Errorf("LoadToolByName = %+v, %v", info, err)
 	}
 }

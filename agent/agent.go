@@ -58,14 +58,13 @@ type Options struct {
 	// Stream asks a StreamModel for a stream, reported as EventTextDelta.
 	Stream bool
 	// Respond answers the tools' confirmations and questions (typically a
-	// hitl.Broker's Respond). When nil and the toolset has an
-	// ExecuteTool(ctx, name, args) *tool.Result method (an *lcp.Engine),
-	// calls go through it, so the engine's own responder answers; else
-	// confirmations are rejected and questions declined.
+	// hitl.Broker's Respond). When nil and the toolset has a Call method
+	// like *lcp.Engine's, calls go through it, so the engine's own
+	// responder answers; else confirmations are rejected and questions
+	// declined.
 	Respond func(ctx context.Context, r *tool.Request) tool.Response
 	// Workspace and Context go into every call (the LCP tool_context);
-	// empty means the toolset's defaults. They are not used with the
-	// ExecuteTool path above.
+	// empty means the toolset's defaults.
 	Workspace string
 	Context   map[string]any
 	// OnEvent, when set, sees the loop's progress, for UIs. It is called
@@ -124,9 +123,10 @@ type Result struct {
 	Usage llm.Usage
 }
 
-// executor is the blocking, always-a-result call of an *lcp.Engine.
-type executor interface {
-	ExecuteTool(ctx context.Context, name string, args json.RawMessage) *tool.Result
+// caller is a toolset with a responder of its own (an *lcp.Engine): its
+// Call answers requests with it when the options name none.
+type caller interface {
+	Call(ctx context.Context, name string, args json.RawMessage, opts *tool.CallOptions) (*tool.Result, error)
 }
 
 // prompter is a toolset with libraries' system prompts (an *lcp.Engine).
@@ -143,8 +143,8 @@ type prompter interface {
 // result's prompt_injection. Arguments that are not a JSON object become
 // an error message for the model, never a failed Run.
 //
-// The conversation is in the context of every call (ConversationFromContext),
-// so that tools can read it. Run returns the final answer; its error
+// Every call runs in the conversation (tool.CallRequest.Conversation), so
+// that tools can read it (a Python tool's discussion_instance). Run returns the final answer; its error
 // is the model's (an *llm.HTTPError...), the context's, or one wrapping
 // ErrMaxSteps, and the Result then says how far it got. Every tool call
 // the conversation holds is answered by a tool message, even when the turn
@@ -344,7 +344,7 @@ func (r *runner) runCall(ctx context.Context, step int, call llm.ToolCall, args 
 		res.StatusCode = 400
 	} else {
 		r.res.ToolCalls++
-		res, err = r.call(WithConversation(ctx, r.conv), call.Function.Name, args)
+		res, err = r.call(ctx, call.Function.Name, args)
 		if err != nil {
 			res = tool.ErrorResult(err)
 		}
@@ -358,12 +358,11 @@ func (r *runner) call(ctx context.Context, name string, args json.RawMessage) (*
 	if real, ok := r.back[name]; ok {
 		name = real
 	}
-	if ex, ok := r.ts.(executor); ok && r.opts.Respond == nil {
-		return ex.ExecuteTool(ctx, name, args), nil
+	opts := &tool.CallOptions{Workspace: r.opts.Workspace, Context: r.opts.Context, Conversation: r.conv, Respond: r.opts.Respond}
+	if c, ok := r.ts.(caller); ok && r.opts.Respond == nil {
+		return c.Call(ctx, name, args, opts)
 	}
-	return tool.Call(ctx, r.ts, name, args, &tool.CallOptions{
-		Workspace: r.opts.Workspace, Context: r.opts.Context, Respond: r.opts.Respond,
-	})
+	return tool.Call(ctx, r.ts, name, args, opts)
 }
 
 // toolText is what the model reads of a result: the output or the error,

@@ -295,11 +295,15 @@ func TestRunRespond(t *testing.T) {
 	}
 }
 
-func TestRunConversationInContext(t *testing.T) {
+func TestRunConversationInCall(t *testing.T) {
 	peek, err := native.Func(tool.Info{Name: "tool_peek", Description: "Reads the discussion.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(ctx context.Context, _ map[string]any) (any, error) {
+			conv := tool.CallFromContext(ctx).Conversation
+			if conv == nil {
+				return nil, errors.New("no conversation")
+			}
 			var msgs []llm.Message
-			if err := json.Unmarshal(agent.DiscussionFromContext(ctx), &msgs); err != nil {
+			if err := json.Unmarshal(conv.JSON(), &msgs); err != nil {
 				return nil, err
 			}
 			return msgs[0].Content + " / " + msgs[len(msgs)-1].Role, nil
@@ -315,9 +319,6 @@ func TestRunConversationInContext(t *testing.T) {
 	m, _ := srv.Requests()[1].ToolMessage("p")
 	if m.Content != "the secret word is plum / assistant" {
 		t.Errorf("tool message %q", m.Content)
-	}
-	if agent.DiscussionFromContext(context.Background()) != nil {
-		t.Error("a context without a conversation has a discussion")
 	}
 }
 
@@ -349,7 +350,7 @@ func TestRunStream(t *testing.T) {
 }
 
 // engineLike is a toolset with the extras of an *lcp.Engine: library
-// prompts and ExecuteTool with its own responder.
+// prompts and a Call with its own responder.
 type engineLike struct {
 	tool.Toolset
 	executed []string
@@ -359,13 +360,12 @@ func (e *engineLike) SystemPrompts(context.Context) []tool.SystemPrompt {
 	return []tool.SystemPrompt{{Library: "notes", Text: "Notes live in notes/."}, {Library: "empty", Text: "  "}}
 }
 
-func (e *engineLike) ExecuteTool(ctx context.Context, name string, args json.RawMessage) *tool.Result {
+func (e *engineLike) Call(ctx context.Context, name string, args json.RawMessage, opts *tool.CallOptions) (*tool.Result, error) {
 	e.executed = append(e.executed, name)
-	res, err := tool.Call(ctx, e.Toolset, name, args, nil)
-	if err != nil {
-		return tool.ErrorResult(err)
+	if opts.Conversation == nil {
+		return nil, errors.New("the call has no conversation")
 	}
-	return res
+	return tool.Call(ctx, e.Toolset, name, args, opts)
 }
 
 func TestRunEngineExtras(t *testing.T) {
@@ -383,7 +383,7 @@ func TestRunEngineExtras(t *testing.T) {
 		t.Errorf("system message %+v", got)
 	}
 	if diff := cmp.Diff([]string{"tool_add"}, eng.executed); diff != "" {
-		t.Errorf("ExecuteTool was not used without Respond (-want +got):\n%s", diff)
+		t.Errorf("the toolset's Call was not used without Respond (-want +got):\n%s", diff)
 	}
 	// With Respond, calls go through the toolset's handlers.
 	conv.Append(llm.User("1+2"))
@@ -392,7 +392,7 @@ func TestRunEngineExtras(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(eng.executed) != 1 {
-		t.Errorf("ExecuteTool used despite Respond: %v", eng.executed)
+		t.Errorf("the toolset's Call used despite Respond: %v", eng.executed)
 	}
 	if got := srv.Requests()[2].Messages[0]; !cmp.Equal(got, llm.System("Host rules.")) {
 		t.Errorf("system message %+v", got)
@@ -441,10 +441,7 @@ func TestConversation(t *testing.T) {
 	if c.Len() != 1 {
 		t.Error("Truncate beyond the end changed the conversation")
 	}
-	ctx := agent.WithConversation(context.Background(), c)
-	if agent.ConversationFromContext(ctx) != c {
-		t.Error("ConversationFromContext lost the conversation")
-	}
+	var _ tool.Conversation = c // what calls run in
 	if string(agent.NewConversation().JSON()) != "[]" {
 		t.Error("an empty conversation is not []")
 	}

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"context"
 	"encoding/json"
 	"sync"
 
@@ -15,8 +14,8 @@ import (
 // the conversation starts with a system message of its own.
 //
 // A Conversation is safe for concurrent use, so that a tool running inside
-// a turn can read it (a Python tool's discussion_instance, through
-// ConversationFromContext) while the host shows it.
+// a turn can read it (tool.CallRequest.Conversation; a Python tool's
+// discussion_instance) while the host shows it. It is a tool.Conversation.
 type Conversation struct {
 	mu   sync.RWMutex
 	msgs []llm.Message
@@ -87,29 +86,5 @@ func (c *Conversation) UnmarshalJSON(data []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.msgs = msgs
-	return nil
-}
-
-type conversationKey struct{}
-
-// WithConversation returns a context that carries c. Run puts its
-// conversation in the context of every tool call it makes.
-func WithConversation(ctx context.Context, c *Conversation) context.Context {
-	return context.WithValue(ctx, conversationKey{}, c)
-}
-
-// ConversationFromContext returns the conversation ctx carries, or nil.
-func ConversationFromContext(ctx context.Context) *Conversation {
-	c, _ := ctx.Value(conversationKey{}).(*Conversation)
-	return c
-}
-
-// DiscussionFromContext returns the messages of the conversation ctx
-// carries as JSON, or nil when there is none: what an engine gives a
-// Python tool as discussion_instance (None when nil).
-func DiscussionFromContext(ctx context.Context) json.RawMessage {
-	if c := ConversationFromContext(ctx); c != nil {
-		return c.JSON()
-	}
 	return nil
 }

@@ -32,7 +32,7 @@
 // conversation is left consistent in every case, so the next turn can
 // follow.
 //
-// A tool reads the conversation it runs in with ConversationFromContext;
-// DiscussionFromContext gives it as JSON, for a Python tool's
-// discussion_instance.
+// Every call runs in the conversation: a native tool reads it from its
+// call (tool.CallFromContext(ctx).Conversation, an *agent.Conversation),
+// a Python tool as its discussion_instance.
 package agent

@@ -45,9 +45,14 @@ type Options struct {
 	// means the current directory.
 	Workspace string
 	// Pool runs the Python workers. Nil: the binding starts its own from
-	// PoolOptions and closes it on Close.
+	// PoolOptions and closes it on Close; the output its workers print is
+	// then routed to the events of the call that printed it, and output
+	// that belongs to no call to OnOutput.
 	Pool        *worker.Pool
 	PoolOptions *worker.Options
+	// OnOutput receives what the binding's own workers print outside any
+	// call (Kind EventOutput, no Tool or CallID). Nil discards it.
+	OnOutput func(tool.Event)
 	// CallTimeout limits each call; zero means no limit.
 	CallTimeout time.Duration
 	// PromptTimeout limits each dynamic prompt function (default 5s).
@@ -64,22 +69,34 @@ type Options struct {
 	// answers (tool.Call rejects and declines when it has no callbacks).
 	NoHandlers bool
 	// Host gives Python tools the host's services (execute_tool into the
-	// whole inventory, the LLM, the conversation). Nil: none.
+	// whole inventory, the LLM). Nil: none. (The conversation of
+	// discussion_instance is the call's: tool.CallRequest.Conversation.)
 	Host Host
 }
 
 // Host is what the engine offers Python tools through
-// lollms_client_instance and discussion_instance.
+// lollms_client_instance.
 type Host interface {
-	// ExecuteTool runs a tool of the host's whole inventory and returns
-	// its LCP result object.
-	ExecuteTool(ctx context.Context, name string, params json.RawMessage) json.RawMessage
+	// ExecuteTool runs a tool of the host's whole inventory as a call
+	// inside parent (the Python tool's call) and returns its result;
+	// engine errors are results too (tool.ErrorResult).
+	ExecuteTool(ctx context.Context, parent *tool.CallRequest, name string, params json.RawMessage) *tool.Result
 	// HasLLM reports whether Generate can work.
 	HasLLM() bool
 	// Generate asks the host's LLM for text.
-	Generate(ctx context.Context, r worker.GenerateRequest) (string, error)
-	// Discussion returns the conversation as JSON, or nil when there is none.
-	Discussion(ctx context.Context) json.RawMessage
+	Generate(ctx context.Context, r GenerateRequest) (string, error)
+}
+
+// GenerateRequest is a Python tool asking the host's LLM for text through
+// lollms_client_instance.generate_text.
+type GenerateRequest struct {
+	// Prompt is the prompt text.
+	Prompt string
+	// Options is a JSON object of the other keyword arguments (n_predict,
+	// temperature...).
+	Options json.RawMessage
+	// Library is the stem of the asking library.
+	Library string
 }
 
 // Binding serves LCP Python tools. It is safe for concurrent use.
@@ -97,6 +114,12 @@ type Binding struct {
 	closed bool
 	// dynamic holds the libraries registered from code, by pseudo path.
 	dynamic map[string]worker.Library
+	// defaults are the calls' defaults per library stem.
+	defaults map[string]*tool.HandlerOptions
+
+	// live maps the id of each call in flight to its host, so that what
+	// its worker prints reaches the call's events.
+	live sync.Map // string -> *callHost
 }
 
 // entry is one registered tool.
@@ -105,12 +128,15 @@ type entry struct {
 	file *discover.File
 	code string // the module source of a tool registered from code
 	info tool.Info
+	// defaults are the defaults of its calls: the default workspace and
+	// the library's host configuration.
+	defaults *tool.HandlerOptions
 }
 
 // New discovers the tools and returns a binding serving them. Discovery
 // problems are diagnostics (Diagnostics), never errors.
 func New(opts *Options) (*Binding, error) {
-	b := &Binding{tools: make(map[string]*entry)}
+	b := &Binding{tools: make(map[string]*entry), defaults: make(map[string]*tool.HandlerOptions)}
 	if opts != nil {
 		b.opts = *opts
 	}
@@ -125,7 +151,12 @@ func New(opts *Options) (*Binding, error) {
 	b.ws = abs
 	b.pool = b.opts.Pool
 	if b.pool == nil {
-		b.pool = worker.NewPool(b.opts.PoolOptions)
+		var po worker.Options
+		if b.opts.PoolOptions != nil {
+			po = *b.opts.PoolOptions
+		}
+		po.OnOutput = b.routeOutput
+		b.pool = worker.NewPool(&po)
 		b.ownPool = true
 	}
 	res := discover.Run(discover.Options{Folders: b.opts.Folders, Files: b.opts.Files, Default: b.opts.Default})
@@ -140,6 +171,11 @@ func New(opts *Options) (*Binding, error) {
 // add registers e, replacing a tool of the same name in place. The caller
 // holds b.mu or owns b exclusively.
 func (b *Binding) add(e *entry) {
+	stem := e.file.Stem
+	if b.defaults[stem] == nil {
+		b.defaults[stem] = &tool.HandlerOptions{Workspace: b.ws, Config: b.opts.HostConfigs[stem]}
+	}
+	e.defaults = b.defaults[stem]
 	if _, ok := b.tools[e.info.Name]; !ok {
 		b.order = append(b.order, e.info.Name)
 	}
@@ -205,9 +241,9 @@ func (b *Binding) Handler(_ context.Context, name string) (tool.Handler, error) 
 	if !ok {
 		return nil, &tool.UnknownToolError{Name: name}
 	}
-	return tool.NewHandler(&e.info, func(ctx context.Context, inv tool.Invocation) (*tool.Result, error) {
-		return b.run(ctx, e, inv)
-	}), nil
+	return tool.NewHandler(&e.info, func(ctx context.Context, c *tool.CallRequest) (*tool.Result, error) {
+		return b.run(ctx, e, c)
+	}, e.defaults), nil
 }
 
 // Close stops the workers the binding started.
@@ -243,7 +279,8 @@ func (b *Binding) config(stem string) (json.RawMessage, error) {
 	return raw, nil
 }
 
-// workspace resolves the workspace of a call.
+// workspace checks the workspace of a call (absolute already): the
+// worker runs in it.
 func (b *Binding) workspace(ws string) (string, error) {
 	if ws == "" {
 		ws = b.ws
@@ -271,3 +308,22 @@ func (b *Binding) handlers() worker.Handlers {
 }
 
 var errNoHost = errors.New("this host offers no tool execution to Python tools")
+
+// routeOutput hands what a worker printed to the call that printed it,
+// and output that belongs to no call (or to a call already over) to
+// Options.OnOutput.
+func (b *Binding) routeOutput(o worker.Output) {
+	if o.CallID != "" {
+		if h, ok := b.live.Load(o.CallID); ok {
+			h.(*callHost).Output(o)
+			return
+		}
+	}
+	b.looseOutput(o)
+}
+
+func (b *Binding) looseOutput(o worker.Output) {
+	if b.opts.OnOutput != nil {
+		b.opts.OnOutput(tool.Event{Kind: tool.EventOutput, Stream: o.Stream, Text: o.Data, Dropped: o.Dropped})
+	}
+}

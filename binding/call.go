@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/lcptools/lcp/hitl"
 	"github.com/lcptools/lcp/pysrc"
 	"github.com/lcptools/lcp/tool"
 	"github.com/lcptools/lcp/worker"
@@ -18,9 +19,9 @@ import (
 const stateResetNote = "The tool library's worker was restarted after it died: its module state was reset."
 
 // run executes one call with the LCP execution contract (SPEC §7).
-func (b *Binding) run(ctx context.Context, e *entry, inv tool.Invocation) (*tool.Result, error) {
+func (b *Binding) run(ctx context.Context, e *entry, c *tool.CallRequest) (*tool.Result, error) {
 	name := e.info.Name
-	args, err := b.prepareArgs(e, inv.Arguments)
+	args, err := b.prepareArgs(e, c.Arguments)
 	if err != nil {
 		return nil, err
 	}
@@ -28,24 +29,18 @@ func (b *Binding) run(ctx context.Context, e *entry, inv tool.Invocation) (*tool
 	if err != nil {
 		return nil, &tool.InvalidArgumentsError{Tool: name, Message: err.Error()}
 	}
-	ws, err := b.workspace(inv.Workspace)
+	ws, err := b.workspace(c.Workspace)
 	if err != nil {
 		return nil, &tool.InvalidArgumentsError{Tool: name, Message: err.Error()}
 	}
-	if c := tool.CallFromContext(ctx); c != nil {
-		c.Workspace = ws
-		if c.Config == nil {
-			c.Config = b.opts.HostConfigs[e.file.Stem]
-		}
-	}
 	callCtx := []byte(`{}`)
-	if inv.Context != nil {
-		if callCtx, err = json.Marshal(inv.Context); err != nil {
+	if c.Context != nil {
+		if callCtx, err = json.Marshal(c.Context); err != nil {
 			return nil, &tool.InvalidArgumentsError{Tool: name, Message: "tool_context cannot be sent to Python: " + err.Error()}
 		}
 	}
 	req := &worker.Request{
-		CallID:    inv.CallID,
+		CallID:    c.CallID,
 		Workspace: ws,
 		Library:   e.library(),
 		Function:  name,
@@ -57,9 +52,14 @@ func (b *Binding) run(ctx context.Context, e *entry, inv tool.Invocation) (*tool
 	}
 	if b.opts.Host != nil {
 		req.HasLLM = b.opts.Host.HasLLM()
-		req.HasDiscussion = b.opts.Host.Discussion(ctx) != nil
 	}
-	reply, err := b.pool.Call(ctx, req, &callHost{b: b, ctx: ctx, stem: e.file.Stem})
+	req.HasDiscussion = c.Conversation != nil
+	host := &callHost{b: b, ctx: ctx, call: c}
+	if b.ownPool {
+		b.live.Store(c.CallID, host)
+		defer b.live.Delete(c.CallID)
+	}
+	reply, err := b.pool.Call(ctx, req, host)
 	if err != nil {
 		return b.callError(ctx, name, err)
 	}
@@ -97,7 +97,7 @@ func (b *Binding) prepareArgs(e *entry, raw json.RawMessage) (json.RawMessage, e
 			v = p.Default
 		}
 		if !b.opts.NoCoercion {
-			v = coerce(p.Type, v)
+			v = tool.Coerce(p.Type, v)
 		}
 		args[p.Name] = v
 	}
@@ -200,74 +200,77 @@ func (b *Binding) callError(ctx context.Context, name string, err error) (*tool.
 	return nil, &tool.TransportError{Tool: name, Err: err}
 }
 
-// callHost answers what a running Python tool asks the host, through the
-// call's handler (so requests surface as tool.Requests to its caller) and
-// the binding's Host.
+// callHost answers what a running Python tool asks the host, through its
+// call (so that requests surface as tool.Requests to its caller and
+// output as its events) and the binding's Host. call is nil for the
+// functions the binding runs itself (prompt functions, registration).
 type callHost struct {
 	b    *Binding
-	ctx  context.Context // the call's context: it carries the handler
-	stem string
+	ctx  context.Context // the call's context
+	call *tool.CallRequest
 }
 
 func (h *callHost) Confirm(_ context.Context, r worker.ConfirmRequest) (string, string) {
-	d, reason, err := tool.Confirm(h.ctx, r.Source, r.Label, r.Argv)
+	resp, err := h.call.Ask(h.ctx, &tool.Request{Kind: tool.KindConfirm, Source: r.Source, Label: r.Label, Argv: r.Argv, Title: r.Label})
+	if err == nil && resp.Action == tool.Cancel {
+		err = &tool.CancelledError{Tool: h.call.Tool, Reason: resp.Reason}
+	}
 	if err != nil {
 		return string(tool.Reject), "Operation cancelled: " + err.Error()
 	}
-	if d == tool.Reject && reason == "" {
+	d, reason := hitl.ConfirmReply(resp)
+	if d == string(tool.Reject) && reason == "" {
 		reason = "The operator declined."
 	}
-	return string(d), reason
+	return d, reason
 }
 
-// interaction is the request dict of a Python tool's
-// user_interaction_handler.
-type interaction struct {
-	Type    string   `json:"type"`
-	Title   string   `json:"title"`
-	Prompt  string   `json:"prompt"`
-	Options []string `json:"options"`
-	Default *string  `json:"default"`
-}
-
+// Interact asks the question of a user_interaction_handler dict. A dict
+// that is not a valid request gets None, and a warning in the call's log.
 func (h *callHost) Interact(_ context.Context, raw json.RawMessage) *string {
-	var in interaction
-	if err := json.Unmarshal(raw, &in); err != nil {
+	r, err := hitl.ParseInteraction(raw)
+	if err != nil {
+		h.call.Emit(tool.Event{Kind: tool.EventLog, Level: "warning", Text: "user_interaction_handler: " + err.Error()})
 		return nil
 	}
-	if in.Type == "" {
-		in.Type = "text"
-	}
-	r := &tool.Request{Kind: tool.Kind(in.Type), Title: in.Title, Prompt: in.Prompt, Options: in.Options, Default: in.Default}
-	resp, err := tool.Ask(h.ctx, r)
-	if err != nil || resp.Action != tool.Submit {
+	resp, err := h.call.Ask(h.ctx, r)
+	if err != nil {
 		return nil
 	}
-	s, ok := resp.Value.(string)
-	if !ok {
-		return nil
-	}
-	return &s
+	return hitl.InteractionReply(resp)
 }
 
-func (h *callHost) ExecuteTool(ctx context.Context, name string, params json.RawMessage) json.RawMessage {
-	if h.b.opts.Host == nil {
-		r, _ := json.Marshal(tool.Failure(errNoHost.Error()))
-		return r
+func (h *callHost) ExecuteTool(_ context.Context, name string, params json.RawMessage) json.RawMessage {
+	res := tool.Failure(errNoHost.Error())
+	if h.b.opts.Host != nil {
+		res = h.b.opts.Host.ExecuteTool(h.ctx, h.call, name, params)
 	}
-	return h.b.opts.Host.ExecuteTool(h.ctx, name, params)
+	raw, err := json.Marshal(res)
+	if err != nil {
+		raw, _ = json.Marshal(tool.Failure("the nested result cannot be encoded: " + err.Error()))
+	}
+	return raw
 }
 
-func (h *callHost) Generate(ctx context.Context, r worker.GenerateRequest) (string, error) {
+func (h *callHost) Generate(_ context.Context, r worker.GenerateRequest) (string, error) {
 	if h.b.opts.Host == nil || !h.b.opts.Host.HasLLM() {
 		return "", errors.New("no LLM is configured in this host")
 	}
-	return h.b.opts.Host.Generate(h.ctx, r)
+	return h.b.opts.Host.Generate(h.ctx, GenerateRequest{Prompt: r.Prompt, Options: r.Options, Library: r.Library})
 }
 
-func (h *callHost) Discussion(ctx context.Context) json.RawMessage {
-	if h.b.opts.Host == nil {
+func (h *callHost) Discussion(context.Context) json.RawMessage {
+	if h.call == nil || h.call.Conversation == nil {
 		return nil
 	}
-	return h.b.opts.Host.Discussion(h.ctx)
+	return h.call.Conversation.JSON()
+}
+
+// Output reports what the call's tool printed as an event of the call.
+func (h *callHost) Output(o worker.Output) {
+	if h.call == nil {
+		h.b.looseOutput(o)
+		return
+	}
+	h.call.Emit(tool.Event{Kind: tool.EventOutput, Stream: o.Stream, Text: o.Data, Dropped: o.Dropped})
 }

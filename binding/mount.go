@@ -257,7 +257,7 @@ func (b *Binding) RegisterToolFromCode(ctx context.Context, prefix, code string)
 	reply, err := b.pool.Load(ctx, &worker.Request{
 		CallID: tool.NewID(), Workspace: b.ws, Library: lib, Config: cfg,
 		Context: []byte(`{}`), Args: []byte(`{}`), Handlers: b.handlers(),
-	}, &callHost{b: b, ctx: ctx, stem: prefix})
+	}, &callHost{b: b, ctx: ctx})
 	if err != nil {
 		return nil, fmt.Errorf("register %s: %w", prefix, err)
 	}

@@ -41,7 +41,7 @@ func (b *Binding) callPrompt(ctx context.Context, e *entry, fn string) (string, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.promptTimeout()+time.Second)
 	defer cancel()
-	reply, err := b.pool.Call(ctx, req, &callHost{b: b, ctx: ctx, stem: e.file.Stem})
+	reply, err := b.pool.Call(ctx, req, &callHost{b: b, ctx: ctx})
 	if err != nil {
 		return "", err
 	}

@@ -4,13 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"os"
-	"regexp"
 	"strings"
 	"time"
 
-	"github.com/lcptools/lcp/hitl"
+	"github.com/lcptools/lcp/autonomy"
 	"github.com/lcptools/lcp/native"
 	"github.com/lcptools/lcp/tool"
 )
@@ -91,10 +89,10 @@ func New(opts *Options) (tool.Toolset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("builtin: %w", err)
 	}
-	c := &coercing{Toolset: ts, props: map[string]map[string]string{}}
+	c := &coercing{Toolset: ts, props: map[string]tool.PropertyTypes{}}
 	for _, t := range tools {
 		info := t.Info()
-		c.props[info.Name] = propertyTypes(info.InputSchema)
+		c.props[info.Name] = tool.PropertyTypesOf(info.InputSchema)
 	}
 	return c, nil
 }
@@ -121,12 +119,13 @@ func newTool[In any](lib tool.Library, name, description, schema string, caps to
 	return t.InLibrary(lib).Interactive(caps), nil
 }
 
-// call returns the call's information; native tools always run inside one.
-func call(ctx context.Context) *tool.CallInfo {
+// call returns the call a tool runs in (read-only); native tools always
+// run inside one.
+func call(ctx context.Context) *tool.CallRequest {
 	if c := tool.CallFromContext(ctx); c != nil {
 		return c
 	}
-	return &tool.CallInfo{}
+	return &tool.CallRequest{Autonomy: autonomy.Strict}
 }
 
 // workspaceDir is the directory a call works in.
@@ -185,13 +184,13 @@ func timeLimit(cfg map[string]any, requested *float64) time.Duration {
 // It returns "" when the action may go ahead, else the text of the
 // failure the LLM reads.
 func approve(ctx context.Context, risky bool, label, source string, why []string) (string, error) {
-	level := hitl.AutonomyFromContext(ctx)
+	level := call(ctx).Autonomy
 	if !level.NeedsApproval(risky) {
 		return "", nil
 	}
 	var prompt string
 	switch {
-	case level == hitl.Strict:
+	case level == autonomy.Strict:
 		prompt = "Strict mode asks before every such action."
 	case len(why) > 0:
 		prompt = "Safe mode asks because:\n- " + strings.Join(why, "\n- ")
@@ -231,11 +230,12 @@ func failure(msg string, payload map[string]any) map[string]any {
 	return out
 }
 
-// coercing applies SPEC §7's coercion to arguments before the native
-// toolset validates them: LLMs often send "50" for 50 and "true" for true.
+// coercing applies SPEC §7's coercion (tool.Coerce) to arguments before
+// the native toolset validates them: LLMs often send "50" for 50 and
+// "true" for true.
 type coercing struct {
 	*native.Toolset
-	props map[string]map[string]string // tool -> property -> JSON type
+	props map[string]tool.PropertyTypes // by tool
 }
 
 func (c *coercing) Handler(ctx context.Context, name string) (tool.Handler, error) {
@@ -248,94 +248,10 @@ func (c *coercing) Handler(ctx context.Context, name string) (tool.Handler, erro
 
 type coercingHandler struct {
 	tool.Handler
-	props map[string]string
+	props tool.PropertyTypes
 }
 
 func (h *coercingHandler) Invoke(ctx context.Context, inv tool.Invocation) (tool.Step, error) {
-	inv.Arguments = coerce(h.props, inv.Arguments)
+	inv.Arguments = h.props.CoerceArguments(inv.Arguments)
 	return h.Handler.Invoke(ctx, inv)
-}
-
-// propertyTypes reads the type of each property of an object schema.
-func propertyTypes(schema json.RawMessage) map[string]string {
-	var s struct {
-		Properties map[string]struct {
-			Type any `json:"type"`
-		} `json:"properties"`
-	}
-	_ = json.Unmarshal(schema, &s)
-	out := map[string]string{}
-	for k, p := range s.Properties {
-		if t, ok := p.Type.(string); ok {
-			out[k] = t
-		}
-	}
-	return out
-}
-
-var (
-	intText     = regexp.MustCompile(`^[+-]?[0-9]+$`)
-	decimalText = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
-)
-
-// coerce converts, for integer, number and boolean properties, strings that
-// parse exactly as such values, and integral numbers for integer
-// properties. Anything else is left for validation to report.
-func coerce(props map[string]string, args json.RawMessage) json.RawMessage {
-	var m map[string]json.RawMessage
-	if len(props) == 0 || json.Unmarshal(args, &m) != nil {
-		return args
-	}
-	changed := false
-	for k, raw := range m {
-		var v any
-		d := json.NewDecoder(strings.NewReader(string(raw)))
-		d.UseNumber()
-		if d.Decode(&v) != nil {
-			continue
-		}
-		var repl string
-		switch typ := props[k]; v := v.(type) {
-		case string:
-			s := strings.TrimSpace(v)
-			switch {
-			case (typ == "integer" || typ == "number") && intText.MatchString(s):
-				repl = strings.TrimPrefix(s, "+")
-			case typ == "number" && decimalText.MatchString(s):
-				if f, ok := new(big.Float).SetString(s); ok && !f.IsInf() {
-					repl = s
-					if repl[0] == '+' {
-						repl = repl[1:]
-					}
-					if strings.HasPrefix(repl, ".") || strings.HasPrefix(repl, "-.") {
-						repl = strings.Replace(repl, ".", "0.", 1)
-					}
-					repl = strings.TrimSuffix(repl, ".")
-				}
-			case typ == "boolean" && strings.EqualFold(s, "true"):
-				repl = "true"
-			case typ == "boolean" && strings.EqualFold(s, "false"):
-				repl = "false"
-			}
-		case json.Number:
-			if typ == "integer" && !intText.MatchString(v.String()) {
-				if f, ok := new(big.Float).SetString(v.String()); ok && f.IsInt() {
-					i, _ := f.Int(nil)
-					repl = i.String()
-				}
-			}
-		}
-		if repl != "" {
-			m[k] = json.RawMessage(repl)
-			changed = true
-		}
-	}
-	if !changed {
-		return args
-	}
-	out, err := json.Marshal(m)
-	if err != nil {
-		return args
-	}
-	return out
 }

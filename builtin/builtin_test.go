@@ -3,6 +3,7 @@ package builtin_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -410,4 +411,21 @@ func equalJSON(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
+}
+
+// The built-ins coerce arguments with the one rule of the contract
+// (tool.Coerce): a string converts only when it is exactly a literal.
+func TestBuiltinCoercionFollowsTheContract(t *testing.T) {
+	e := newEnv(t, "")
+	e.write("a.md", "alpha\nbeta\n")
+	res := e.call("tool_read_file", map[string]any{"file_name": "a.md", "start_line": "+2"})
+	if res["output"] != "beta\n" {
+		t.Errorf(`start_line "+2": %v`, res)
+	}
+	raw, _ := json.Marshal(map[string]any{"file_name": "a.md", "start_line": " 2"})
+	_, err := tool.Call(context.Background(), e.ts, "tool_read_file", raw, nil)
+	var bad *tool.InvalidArgumentsError
+	if !errors.As(err, &bad) {
+		t.Errorf(`start_line " 2" is not exactly an integer: got %v, want invalid arguments`, err)
+	}
 }

@@ -10,11 +10,11 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/lcptools/lcp/autonomy"
 	"github.com/lcptools/lcp/builtin/internal/proc"
 	"github.com/lcptools/lcp/builtin/pyrisk"
 	"github.com/lcptools/lcp/builtin/shell"
 	"github.com/lcptools/lcp/builtin/workspace"
-	"github.com/lcptools/lcp/hitl"
 	"github.com/lcptools/lcp/native"
 	"github.com/lcptools/lcp/tool"
 )
@@ -58,14 +58,6 @@ func (b *lib) pythonTools() ([]*native.Tool, error) {
 	}, nil
 }
 
-func levelOf(cfg map[string]any) hitl.Autonomy {
-	level, err := hitl.AutonomyOf(cfg)
-	if err != nil {
-		return hitl.Strict
-	}
-	return level
-}
-
 func limitsText(cfg map[string]any) string {
 	return fmt.Sprintf("The time limit is %s (the timeout argument may change it, up to %s); long output keeps its beginning and end.",
 		configDuration(cfg, "timeout", DefaultTimeout), configDuration(cfg, "max_timeout", DefaultMaxTimeout))
@@ -77,10 +69,10 @@ func limitsText(cfg map[string]any) string {
 func shellDescription(cfg map[string]any) string {
 	sh, _ := shell.Program("")
 	var level string
-	switch levelOf(cfg) {
-	case hitl.FullAccess:
+	switch autonomy.FromConfig(cfg) {
+	case autonomy.FullAccess:
 		level = "full_access: commands run without approval."
-	case hitl.Safe:
+	case autonomy.Safe:
 		level = "safe: read-only commands (ls, cat, grep, find, git status/log/diff, ...) and writes inside the workspace run directly; " +
 			"commands that delete files, write outside the workspace, use the network, start shells or interpreters, or escalate privileges wait for the operator's approval."
 	default:
@@ -97,10 +89,10 @@ func pythonDescription(cfg map[string]any, file bool) string {
 		what = "Runs a Python script of the workspace with command-line arguments and returns what it prints (stdout, stderr) and its return_code."
 	}
 	var level string
-	switch levelOf(cfg) {
-	case hitl.FullAccess:
+	switch autonomy.FromConfig(cfg) {
+	case autonomy.FullAccess:
 		level = "full_access: code runs without approval."
-	case hitl.Safe:
+	case autonomy.Safe:
 		level = "safe: code runs directly unless it starts processes or shells (subprocess, os.system, multiprocessing, ...), which waits for the operator's approval."
 	default:
 		level = "strict: the operator approves every run."
@@ -124,7 +116,7 @@ func (b *lib) runShell(ctx context.Context, in shellArgs) (map[string]any, error
 		return failure(msg, map[string]any{"command": in.Command}), err
 	}
 	env := os.Environ()
-	if !risky && hitl.AutonomyFromContext(ctx) == hitl.Safe {
+	if !risky && call(ctx).Autonomy == autonomy.Safe {
 		env = shell.SafeEnv(env)
 	}
 	prog, args := shell.Program(in.Command)

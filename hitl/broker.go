@@ -61,6 +61,7 @@ type Options struct {
 type Broker struct {
 	fe            FrontEnd
 	policy        Approval
+	rejectReason  string
 	confirmLimit  time.Duration
 	questionLimit time.Duration
 	log           *slog.Logger
@@ -100,6 +101,7 @@ func New(fe FrontEnd, opts *Options) *Broker {
 	b := &Broker{
 		fe:            fe,
 		policy:        opts.Policy.Approve,
+		rejectReason:  opts.Policy.RejectReason,
 		confirmLimit:  opts.ConfirmLimit,
 		questionLimit: opts.QuestionLimit,
 		log:           opts.Logger,
@@ -108,6 +110,9 @@ func New(fe FrontEnd, opts *Options) *Broker {
 	}
 	if b.policy == "" {
 		b.policy = ApproveAsk
+	}
+	if b.rejectReason == "" {
+		b.rejectReason = PolicyRejected
 	}
 	if b.confirmLimit == 0 {
 		b.confirmLimit = DefaultConfirmLimit
@@ -241,7 +246,7 @@ func (b *Broker) decideLocked(req *tool.Request) (tool.Response, By, bool) {
 	case ApproveAllow:
 		return req.Submitted(tool.Allow), ByPolicy, true
 	case ApproveReject:
-		return req.Declined(PolicyRejected), ByPolicy, true
+		return req.Declined(b.rejectReason), ByPolicy, true
 	}
 	return tool.Response{}, "", false
 }

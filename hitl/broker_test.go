@@ -46,7 +46,10 @@ func TestUnattendedPolicies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := hitl.New(hitl.Unattended{}, &hitl.Options{Policy: hitl.Policy{Approve: tt.approve}})
+			// The texts a command line gives, naming its flags.
+			b := hitl.New(hitl.Unattended{Hint: "run with --yes or --approve=allow to approve it"}, &hitl.Options{Policy: hitl.Policy{
+				Approve: tt.approve, RejectReason: "Rejected by --approve=reject.",
+			}})
 			defer b.Close()
 			resp := b.Respond(context.Background(), tt.req)
 			if resp.Action != tt.action || resp.Value != tt.value {
@@ -61,6 +64,19 @@ func TestUnattendedPolicies(t *testing.T) {
 				t.Errorf("requests left pending: %v", b.Pending())
 			}
 		})
+	}
+}
+
+// A library names no command-line flag: a host without a hint or reason
+// of its own gets neutral texts.
+func TestDefaultTextsNameNoFlags(t *testing.T) {
+	for _, approve := range []hitl.Approval{hitl.ApproveAsk, hitl.ApproveReject} {
+		b := hitl.New(hitl.Unattended{}, &hitl.Options{Policy: hitl.Policy{Approve: approve}})
+		resp := b.Respond(context.Background(), confirmReq("sh", "x"))
+		b.Close()
+		if resp.Action != tool.Decline || strings.Contains(resp.Reason, "--") {
+			t.Errorf("%s: %s %q", approve, resp.Action, resp.Reason)
+		}
 	}
 }
 

@@ -27,17 +27,16 @@
 // appears in an event, a log record or an error; events show it masked
 // (tool.Mask).
 //
-// Front ends: package hitl/term is the terminal; Unattended answers for a
-// host with nobody to ask (never approves, gives defaults, declines
-// secrets); Callbacks adapts the seeds' blocking callbacks, and
-// Broker.ConfirmHandler and Broker.InteractionHandler give them back
-// backed by a broker. ParseInteraction, ConfirmReply and InteractionReply
-// convert between the seeds' dicts and tuples and tool.Request and
-// tool.Response, for the LCP binding.
+// Front ends: package hitl/term is the terminal; an MCP client session
+// (package mcp) and the web page (package web, through Answer) are
+// others. Unattended answers for a host with nobody to ask (never
+// approves, gives defaults, declines secrets); Callbacks adapts the seeds'
+// blocking callbacks. ParseInteraction (the one reader of the seeds'
+// request dict), ConfirmReply and InteractionReply convert between the
+// seeds' dicts and tuples and tool.Request and tool.Response, for the LCP
+// binding.
 //
-// Autonomy levels (strict, safe, full_access) are read with
-// AutonomyFromContext and checked at configuration time with
-// ValidateHostConfigs.
+// Autonomy levels (strict, safe, full_access) are package autonomy's.
 //
 // # Wiring a command
 //
@@ -53,7 +52,7 @@
 //	if yesFlag {
 //		approve = hitl.ApproveAllow
 //	}
-//	var fe hitl.FrontEnd = hitl.Unattended{}
+//	var fe hitl.FrontEnd = hitl.Unattended{Hint: "run with --yes or --approve=allow to approve it"}
 //	if tty != nil { // stdin and stderr are terminals
 //		t := term.New(tty, os.Stderr)
 //		defer t.Close()

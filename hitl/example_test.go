@@ -11,7 +11,7 @@ import (
 // A host without a terminal: nothing is approved unless a policy says so,
 // and the reason says how to approve.
 func ExampleUnattended() {
-	broker := hitl.New(hitl.Unattended{}, nil)
+	broker := hitl.New(hitl.Unattended{Hint: "run with --yes to approve it"}, nil)
 	defer broker.Close()
 	resp := broker.Respond(context.Background(), &tool.Request{Kind: tool.KindConfirm, Label: "deploy:production"})
 	fmt.Println(hitl.ConfirmReply(resp))
@@ -20,7 +20,7 @@ func ExampleUnattended() {
 	defer yes.Close()
 	fmt.Println(hitl.ConfirmReply(yes.Respond(context.Background(), &tool.Request{Kind: tool.KindConfirm, Label: "deploy:production"})))
 	// Output:
-	// reject Not approved: nobody is present to approve "deploy:production"; run with --yes or --approve=allow to approve it.
+	// reject Not approved: nobody is present to approve "deploy:production"; run with --yes to approve it.
 	// allow
 }
 
@@ -89,24 +89,4 @@ func ExampleParseInteraction() {
 	// Output:
 	// select [eu-west us-east] eu-west <nil>
 	// invalid interaction: a "select" request needs a non-empty "options" list
-}
-
-func ExampleValidateHostConfigs() {
-	err := hitl.ValidateHostConfigs(map[string]map[string]any{
-		"system_shell":   {"autonomy_level": "strict"},
-		"execute_python": {"autonomy_level": "unsafe"},
-	})
-	fmt.Println(err)
-	// Output:
-	// host_tool_configs["execute_python"].autonomy_level: unknown autonomy level "unsafe" (want strict, safe or full_access)
-}
-
-// A tool reads its autonomy level from its call's configuration.
-func ExampleAutonomyFromContext() {
-	ctx := tool.WithCall(context.Background(), &tool.CallInfo{Library: "system_shell",
-		Config: map[string]any{"autonomy_level": "safe"}})
-	level := hitl.AutonomyFromContext(ctx)
-	fmt.Println(level, level.NeedsApproval(false), level.NeedsApproval(true))
-	// Output:
-	// safe false true
 }

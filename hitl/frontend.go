@@ -50,9 +50,11 @@ func FrontEndFrom(ctx context.Context) FrontEnd {
 	return fe
 }
 
-// DefaultHint is the advice Unattended gives when it rejects an action:
-// how to approve without a person, with the flags of the lcp command.
-const DefaultHint = "run with --yes or --approve=allow to approve it"
+// DefaultHint is the advice Unattended gives when it rejects an action and
+// its host gave none: how to approve without a person. A command line
+// names its own flags instead (lcp: "run with --yes or --approve=allow to
+// approve it").
+const DefaultHint = "approve it with the host's approval policy"
 
 // Unattended is the front end of a host with nobody to ask (no terminal,
 // an MCP client without elicitation). It never approves: a confirmation is

@@ -37,7 +37,11 @@ func ParseApproval(s string) (Approval, error) {
 type Policy struct {
 	// Approve is the approval policy; empty means ApproveAsk.
 	Approve Approval
+	// RejectReason is the reason given for confirmations ApproveReject
+	// rejects (a command line names its flag); PolicyRejected when empty.
+	RejectReason string
 }
 
-// PolicyRejected is the reason of a confirmation rejected by ApproveReject.
-const PolicyRejected = "Rejected by the host's approval policy (--approve=reject): no action is approved."
+// PolicyRejected is the default reason of a confirmation rejected by
+// ApproveReject.
+const PolicyRejected = "Rejected by the host's approval policy: no action is approved."

@@ -2,7 +2,6 @@ package hitl
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -172,35 +171,4 @@ func InteractionReply(resp tool.Response) *string {
 		return nil
 	}
 	return &s
-}
-
-// ConfirmHandler returns the seeds' confirm_handler backed by b, for
-// embedders that want the blocking style: its requests belong to the call
-// ctx belongs to (tool.CallFromContext), and ctx bounds the wait.
-func (b *Broker) ConfirmHandler(ctx context.Context) func(source, label string, argv []string) (decision, reason string) {
-	return func(source, label string, argv []string) (string, string) {
-		r := fromCall(ctx, &tool.Request{Kind: tool.KindConfirm, Title: label, Source: source, Label: label, Argv: argv})
-		return ConfirmReply(b.Respond(ctx, r))
-	}
-}
-
-// InteractionHandler returns the seeds' user_interaction_handler backed
-// by b: the request dict as RequestFromMap reads it, the answer or nil. A
-// malformed request gives nil and is logged by the broker's logger.
-func (b *Broker) InteractionHandler(ctx context.Context) func(request map[string]any) *string {
-	return func(m map[string]any) *string {
-		r, err := RequestFromMap(m)
-		if err != nil {
-			b.log.Warn("hitl: invalid interaction request", "error", err)
-			return nil
-		}
-		return InteractionReply(b.Respond(ctx, fromCall(ctx, r)))
-	}
-}
-
-func fromCall(ctx context.Context, r *tool.Request) *tool.Request {
-	if c := tool.CallFromContext(ctx); c != nil {
-		r.Tool, r.CallID, r.Library = c.Tool, c.CallID, c.Library
-	}
-	return r
 }

@@ -193,35 +193,3 @@ func TestCallbacksWithdrawn(t *testing.T) {
 		t.Error("a withdrawn request should end Ask with the call's error")
 	}
 }
-
-// The broker as the seeds' handlers, for embedders of the blocking style.
-func TestBrokerAsSeedHandlers(t *testing.T) {
-	fe := &recorder{answer: func(r *tool.Request) tool.Response {
-		if r.Kind == tool.KindConfirm {
-			return r.Submitted(tool.Allow)
-		}
-		return r.Submitted(*r.Default)
-	}}
-	b := hitl.New(fe, nil)
-	defer b.Close()
-	ctx := tool.WithCall(context.Background(), &tool.CallInfo{Tool: "tool_deploy", CallID: "c1", Library: "deploy_helper"})
-
-	d, reason := b.ConfirmHandler(ctx)("make deploy", "deploy:staging", nil)
-	if d != "allow" || reason != "" {
-		t.Errorf("confirm_handler = %q, %q", d, reason)
-	}
-	ans := b.InteractionHandler(ctx)(map[string]any{"type": "text", "prompt": "tag?", "default": "latest"})
-	if ans == nil || *ans != "latest" {
-		t.Errorf("user_interaction_handler = %v", ans)
-	}
-	if ans := b.InteractionHandler(ctx)(map[string]any{"type": "select"}); ans != nil {
-		t.Errorf("invalid request answered %q, want nil", *ans)
-	}
-	if fe.count() != 2 {
-		t.Fatalf("front end asked %d times, want 2", fe.count())
-	}
-	r := fe.asked[0]
-	if r.Tool != "tool_deploy" || r.CallID != "c1" || r.Library != "deploy_helper" || r.Label != "deploy:staging" {
-		t.Errorf("request %+v does not carry the call", r)
-	}
-}

@@ -25,9 +25,10 @@ type ClientOptions struct {
 	// Name and Version identify lcp to the servers; "lcp" and "dev" by
 	// default.
 	Name, Version string
-	// OnProgress receives the progress notifications of every call, in
-	// addition to the WithProgress listener of the call's context.
-	OnProgress func(Progress)
+	// OnEvent receives the progress notifications of every call as
+	// events (tool.EventProgress), in addition to the subscribers of the
+	// call itself.
+	OnEvent func(tool.Event)
 	// Respond answers an elicitation that cannot be tied to one call: one
 	// that a server sends while several of its calls run, or while none
 	// does (calls surface theirs as Requests of their handler). Nil
@@ -89,9 +90,12 @@ func (o *ClientOptions) withDefaults() ClientOptions {
 //
 // A call's elicitation requests surface as Requests of its handler (form,
 // text or select questions; a confirmation to open the link of a URL
-// elicitation), so they reach whoever drives the call; progress goes to
-// ClientOptions.OnProgress and the call context's WithProgress listener;
-// cancelling a call's context sends notifications/cancelled.
+// elicitation), so they reach whoever drives the call; progress
+// notifications are progress events of the call (and go to
+// ClientOptions.OnEvent); cancelling a call's context sends
+// notifications/cancelled. Arguments are coerced as SPEC §7 says
+// (tool.Coerce) before they are sent, and a server's refusal of invalid
+// parameters is a *tool.InvalidArgumentsError (status 400).
 type ClientToolset struct {
 	opts    ClientOptions
 	servers []*remote
@@ -186,9 +190,10 @@ func (c *ClientToolset) Handler(ctx context.Context, name string) (tool.Handler,
 	if !ok {
 		return nil, &tool.UnknownToolError{Name: name}
 	}
-	return tool.NewHandler(&info, func(ctx context.Context, inv tool.Invocation) (*tool.Result, error) {
-		return r.call(ctx, &info, tname, inv)
-	}), nil
+	types := r.types(&info)
+	return tool.NewHandler(&info, func(ctx context.Context, c *tool.CallRequest) (*tool.Result, error) {
+		return r.call(ctx, &info, tname, types.CoerceArguments(c.Arguments), c)
+	}, nil), nil
 }
 
 // Close ends every session and stops the stdio servers.
@@ -238,6 +243,9 @@ type remote struct {
 	tools  []tool.Info // from the last listing
 	listed bool
 	stale  bool // the server said its list changed
+	// coerce holds the coercible property types of each tool, by name,
+	// read from the schemas of the last listing.
+	coerce map[string]tool.PropertyTypes
 
 	active  map[*callEntry]struct{}
 	byToken map[string]*callEntry
@@ -462,9 +470,25 @@ func (r *remote) list(ctx context.Context) ([]tool.Info, error) {
 		infos = append(infos, r.toInfo(t, lib))
 	}
 	r.mu.Lock()
-	r.tools, r.listed = infos, true
+	r.tools, r.listed, r.coerce = infos, true, nil
 	r.mu.Unlock()
 	return infos, nil
+}
+
+// types returns the coercible property types of a tool's input schema,
+// read once per listing.
+func (r *remote) types(info *tool.Info) tool.PropertyTypes {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p, ok := r.coerce[info.Name]; ok {
+		return p
+	}
+	p := tool.PropertyTypesOf(info.InputSchema)
+	if r.coerce == nil {
+		r.coerce = map[string]tool.PropertyTypes{}
+	}
+	r.coerce[info.Name] = p
+	return p
 }
 
 func (r *remote) library(s *session) tool.Library {
@@ -560,17 +584,15 @@ func (r *remote) info(ctx context.Context, name string) (tool.Info, bool) {
 
 // callEntry is a call in flight: server requests are routed to it.
 type callEntry struct {
-	runCtx context.Context // the context tool.Ask works on
-	tool   string
-	callID string
+	runCtx context.Context // the context its questions are asked under
+	call   *tool.CallRequest
 	token  string
 	askMu  sync.Mutex
-	report func(Progress)
 }
 
 type entryKey struct{}
 
-func (r *remote) call(ctx context.Context, info *tool.Info, name string, inv tool.Invocation) (*tool.Result, error) {
+func (r *remote) call(ctx context.Context, info *tool.Info, name string, args json.RawMessage, c *tool.CallRequest) (*tool.Result, error) {
 	for attempt := 0; ; attempt++ {
 		s, err := r.session(ctx, false)
 		if err != nil {
@@ -579,7 +601,7 @@ func (r *remote) call(ctx context.Context, info *tool.Info, name string, inv too
 			}
 			return nil, &tool.TransportError{Tool: info.Name, Err: err}
 		}
-		res, err := r.callOnce(ctx, s, info, name, inv)
+		res, err := r.callOnce(ctx, s, info, name, args, c)
 		if err == nil {
 			return res, nil
 		}
@@ -593,11 +615,8 @@ func (r *remote) call(ctx context.Context, info *tool.Info, name string, inv too
 	}
 }
 
-func (r *remote) callOnce(ctx context.Context, s *session, info *tool.Info, name string, inv tool.Invocation) (*tool.Result, error) {
-	e := &callEntry{runCtx: ctx, tool: info.Name, token: tool.NewID(), report: progressFunc(ctx)}
-	if ci := tool.CallFromContext(ctx); ci != nil {
-		e.callID = ci.CallID
-	}
+func (r *remote) callOnce(ctx context.Context, s *session, info *tool.Info, name string, args json.RawMessage, c *tool.CallRequest) (*tool.Result, error) {
+	e := &callEntry{runCtx: ctx, call: c, token: tool.NewID()}
 	r.mu.Lock()
 	r.active[e] = struct{}{}
 	r.byToken[e.token] = e
@@ -615,7 +634,6 @@ func (r *remote) callOnce(ctx context.Context, s *session, info *tool.Info, name
 		})
 	}()
 
-	args := inv.Arguments
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
 	}
@@ -637,13 +655,17 @@ func (r *remote) callOnce(ctx context.Context, s *session, info *tool.Info, name
 }
 
 // rpcErrorResult maps a JSON-RPC error answer to a tools/call: an unknown
-// tool is an engine error; anything else (invalid parameters, a failure
-// inside the server) is a failed result the model reads, as servers
-// are expected to report tool failures.
+// tool and invalid parameters (the server's validation refused the
+// arguments) are engine errors, 404 and 400, as for any other tool;
+// anything else (a failure inside the server) is a failed result the
+// model reads, as servers are expected to report tool failures.
 func rpcErrorResult(name, alias string, rpc *jsonrpc.Error) (*tool.Result, error) {
 	msg := strings.ToLower(rpc.Message)
 	if rpc.Code == jsonrpc.CodeMethodNotFound || (rpc.Code == jsonrpc.CodeInvalidParams && strings.Contains(msg, "tool") && (strings.Contains(msg, "unknown") || strings.Contains(msg, "not found"))) {
 		return nil, &tool.UnknownToolError{Name: name}
+	}
+	if rpc.Code == jsonrpc.CodeInvalidParams {
+		return nil, &tool.InvalidArgumentsError{Tool: name, Message: fmt.Sprintf("MCP server %q refused them: %s", alias, rpc.Message)}
 	}
 	return tool.Failure(fmt.Sprintf("MCP server %q returned an error: %s (code %d)", alias, rpc.Message, rpc.Code)), nil
 }
@@ -687,7 +709,7 @@ func (r *remote) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elici
 	}
 	if e != nil {
 		e.askMu.Lock()
-		resp, err := tool.Ask(e.runCtx, in.req)
+		resp, err := e.call.Ask(e.runCtx, in.req)
 		e.askMu.Unlock()
 		if err != nil {
 			return &sdk.ElicitResult{Action: actionCancel}, nil
@@ -709,11 +731,10 @@ func (r *remote) progress(_ context.Context, req *sdk.ProgressNotificationClient
 	if e == nil {
 		return
 	}
-	p := Progress{Tool: e.tool, CallID: e.callID, Progress: req.Params.Progress, Total: req.Params.Total, Message: req.Params.Message}
-	if r.ts.opts.OnProgress != nil {
-		r.ts.opts.OnProgress(p)
-	}
-	if e.report != nil {
-		e.report(p)
+	ev := tool.Event{Kind: tool.EventProgress, Progress: req.Params.Progress, Total: req.Params.Total, Text: req.Params.Message}
+	e.call.Emit(ev)
+	if r.ts.opts.OnEvent != nil {
+		ev.Tool, ev.CallID, ev.Library = e.call.Tool, e.call.CallID, e.call.Info.Library.ID
+		r.ts.opts.OnEvent(ev)
 	}
 }

@@ -42,7 +42,7 @@ func TestClientAgainstLCPServer(t *testing.T) {
 	for name, cfg := range clientTargets(t) {
 		t.Run(name, func(t *testing.T) {
 			var progress atomic.Int32
-			c := newClient(t, []ServerConfig{cfg}, &ClientOptions{OnProgress: func(p Progress) {
+			c := newClient(t, []ServerConfig{cfg}, &ClientOptions{OnEvent: func(p tool.Event) {
 				if p.Tool == "lcp::slow" {
 					progress.Add(1)
 				}
@@ -120,12 +120,16 @@ func TestClientAgainstLCPServer(t *testing.T) {
 			}
 
 			p := json.RawMessage(`{"ms":200}`)
-			cctx := WithProgress(ctx, func(Progress) {})
-			if res, err := tool.Call(cctx, c, "lcp::slow", p, nil); err != nil || res.Text() != "finished" {
+			var callProgress atomic.Int32
+			if res, err := tool.Call(ctx, c, "lcp::slow", p, &tool.CallOptions{OnEvent: func(e tool.Event) {
+				if e.Kind == tool.EventProgress && e.Tool == "lcp::slow" && e.Text == "step" {
+					callProgress.Add(1)
+				}
+			}}); err != nil || res.Text() != "finished" {
 				t.Fatalf("slow = %+v, %v", res, err)
 			}
-			if !eventually(func() bool { return progress.Load() >= 3 }) {
-				t.Errorf("%d progress reports", progress.Load())
+			if !eventually(func() bool { return progress.Load() >= 3 && callProgress.Load() >= 3 }) {
+				t.Errorf("%d progress reports, %d to the call", progress.Load(), callProgress.Load())
 			}
 
 			if _, err := c.Handler(ctx, "lcp::nope"); err == nil {

@@ -3,27 +3,17 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lcptools/lcp/tool"
 )
 
-// FrontEnd asks the person at the other end of one MCP client session.
-// The server gives each call a front end that talks to the session the
-// call came from, so two sessions never see each other's questions.
-// A broker (ServerOptions.Broker) receives it through
-// ServerOptions.WithFrontEnd.
-type FrontEnd interface {
-	// Ask puts r to the person and returns the answer. An error means the
-	// person could not be asked (the session is gone, the client failed).
-	Ask(ctx context.Context, r *tool.Request) (tool.Response, error)
-}
-
-// clientFrontEnd asks through one MCP client session: form elicitation
-// for confirmations and questions, URL elicitation to a page of lcp's for
-// secrets.
+// clientFrontEnd is the hitl.FrontEnd of one MCP client session: form
+// elicitation for confirmations and questions, URL elicitation to a page
+// of lcp's for secrets. The server gives each call the front end of the
+// session it came from (hitl.WithFrontEnd), so two sessions never see
+// each other's questions.
 type clientFrontEnd struct {
 	s      *Server
 	client string // the client's name, for messages
@@ -116,75 +106,12 @@ func (f *clientFrontEnd) askSecret(ctx context.Context, r *tool.Request) (tool.R
 	}
 }
 
-// alwaysSet remembers the confirmations answered "always" in one session,
-// when the server answers requests itself (no Broker).
-type alwaysSet struct {
-	mu   sync.Mutex
-	keys map[string]bool
-}
-
-func (a *alwaysSet) has(k string) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.keys[k]
-}
-
-func (a *alwaysSet) add(k string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.keys == nil {
-		a.keys = map[string]bool{}
-	}
-	a.keys[k] = true
-}
-
-// respond answers one request of a running call: through the broker when
-// there is one, else by asking fe with the time limits of SPEC §10 and the
-// session's memory of "always".
-func (s *Server) respond(ctx context.Context, fe *clientFrontEnd, session *sdk.ServerSession, r *tool.Request) tool.Response {
-	if s.opts.Broker != nil {
-		if s.opts.WithFrontEnd != nil {
-			ctx = s.opts.WithFrontEnd(ctx, fe)
-		}
-		return s.opts.Broker(ctx, r)
-	}
-	key := r.Library + "\x00" + r.Label
-	always := s.alwaysFor(session)
-	if r.Kind == tool.KindConfirm && always != nil && always.has(key) {
-		return r.Submitted(tool.Always)
-	}
-	limit := s.opts.QuestionTimeout
-	if r.Kind == tool.KindConfirm {
-		limit = s.opts.ConfirmTimeout
-	}
-	actx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	resp, err := fe.Ask(actx, r)
-	switch {
-	case err == nil:
-	case ctx.Err() != nil:
-		return r.Cancelled("The call was cancelled.")
-	case actx.Err() != nil && r.Kind == tool.KindConfirm:
-		return r.Declined("Approval request timed out.")
-	case actx.Err() != nil:
-		return r.Declined("The question timed out.")
-	case r.Kind == tool.KindConfirm:
-		return r.Declined("lcp could not ask for approval: " + err.Error())
-	default:
-		return r.Declined("lcp could not ask the user: " + err.Error())
-	}
-	if r.Kind == tool.KindConfirm && resp.Action == tool.Submit && decisionOf(resp.Value) == tool.Always && always != nil {
-		always.add(key)
-	}
-	return resp
-}
-
 // RejectUnattended is the default policy for clients that cannot be asked
 // (no elicitation): confirmations are rejected and questions declined,
-// with a reason that says why and what to do.
+// with a reason that says why.
 func RejectUnattended(_ context.Context, r *tool.Request, client string) tool.Response {
 	if r.Kind == tool.KindConfirm {
-		return r.Declined(fmt.Sprintf("The MCP client %s cannot show approval requests (it does not support elicitation), so lcp did not approve this action. Approve such actions another way: lcp mcp --yes, or an approval policy.", client))
+		return r.Declined(fmt.Sprintf("The MCP client %s cannot show approval requests (it does not support elicitation), so lcp did not approve this action. Approve such actions another way: with the host's approval policy.", client))
 	}
 	return r.Declined(fmt.Sprintf("The MCP client %s cannot ask the user questions (it does not support elicitation).", client))
 }

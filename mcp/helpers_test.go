@@ -104,7 +104,7 @@ func testInventory(t testing.TB) *native.Toolset {
 					case <-deadline:
 						return "finished", nil
 					case <-time.After(20 * time.Millisecond):
-						ReportProgress(ctx, float64(i), 0, "step")
+						tool.ReportProgress(ctx, float64(i), 0, "step")
 					}
 				}
 			})),

@@ -258,7 +258,7 @@ func TestClientOfServerEverything(t *testing.T) {
 	for name, cfg := range configs {
 		t.Run(name, func(t *testing.T) {
 			var progress atomic.Int32
-			c := newClient(t, []ServerConfig{cfg}, &ClientOptions{OnProgress: func(p Progress) {
+			c := newClient(t, []ServerConfig{cfg}, &ClientOptions{OnEvent: func(p tool.Event) {
 				if p.Tool == "everything::trigger-long-running-operation" && p.Total == 3 {
 					progress.Add(1)
 				}

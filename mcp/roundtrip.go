@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -50,7 +51,7 @@ type inputAsk struct {
 	reply  chan *sdk.ElicitResult
 }
 
-func (s *Server) startRoundTrip(ctx context.Context, req *sdk.CallToolRequest, c *serverCall, inv tool.Invocation) (*sdk.CallToolResult, error) {
+func (s *Server) startRoundTrip(ctx context.Context, req *sdk.CallToolRequest, c *serverCall, args json.RawMessage) (*sdk.CallToolResult, error) {
 	// The call outlives this request: it may wait for answers that come
 	// with later requests.
 	runCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
@@ -62,7 +63,7 @@ func (s *Server) startRoundTrip(ctx context.Context, req *sdk.CallToolRequest, c
 	}
 	go func() {
 		defer close(rt.done)
-		rt.res, rt.err = c.drive(runCtx, inv)
+		rt.res, rt.err = c.drive(runCtx, args)
 		cancel(nil)
 	}()
 	rt.mu.Lock()

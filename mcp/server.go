@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/lcptools/lcp/hitl"
 	"github.com/lcptools/lcp/tool"
 )
 
@@ -25,21 +26,22 @@ type ServerOptions struct {
 	// libraries' system prompts).
 	Instructions string
 
-	// Broker answers the requests of running calls (for example the Respond
-	// method of a hitl broker, which applies approval policies and
-	// remembers "always"). WithFrontEnd puts the front end of the call's
-	// session into the context the broker is called with. Without a Broker
-	// the server asks the session's front end itself, with the time limits
-	// below, and remembers "always" per session.
-	Broker       func(ctx context.Context, r *tool.Request) tool.Response
-	WithFrontEnd func(ctx context.Context, fe FrontEnd) context.Context
+	// Broker is the human in the loop of the calls: its approval policy,
+	// its memory of "always" and its time limits answer first, and it puts
+	// the rest to the person through the client session the call came from
+	// (hitl.WithFrontEnd), so that two sessions never see each other's
+	// questions. The server does not close it. Nil: each session gets a
+	// broker of its own, with the time limits below and its own memory of
+	// "always".
+	Broker *hitl.Broker
 
 	// Unattended answers the requests of a client that cannot be asked (it
 	// does not support elicitation); RejectUnattended by default.
 	Unattended func(ctx context.Context, r *tool.Request, client string) tool.Response
 
-	// ConfirmTimeout and QuestionTimeout limit the wait for an answer when
-	// the server asks itself: 300 s and 600 s by default (SPEC §10).
+	// ConfirmTimeout and QuestionTimeout limit the wait for an answer in
+	// the sessions' own brokers (without Broker), and a question's wait in
+	// the multi-round-trip flow: 300 s and 600 s by default (SPEC §10).
 	ConfirmTimeout, QuestionTimeout time.Duration
 
 	// ProgressInterval is how often a call whose client asked for progress
@@ -71,10 +73,10 @@ func (o *ServerOptions) withDefaults() ServerOptions {
 		c.Unattended = RejectUnattended
 	}
 	if c.ConfirmTimeout <= 0 {
-		c.ConfirmTimeout = 300 * time.Second
+		c.ConfirmTimeout = hitl.DefaultConfirmLimit
 	}
 	if c.QuestionTimeout <= 0 {
-		c.QuestionTimeout = 600 * time.Second
+		c.QuestionTimeout = hitl.DefaultQuestionLimit
 	}
 	if c.ProgressInterval == 0 {
 		c.ProgressInterval = 10 * time.Second
@@ -112,12 +114,12 @@ type Server struct {
 
 	secrets *secretServer
 
-	syncMu sync.Mutex // one listing at a time
-	mu     sync.RWMutex
-	tools  map[string]*servedTool
-	always map[*sdk.ServerSession]*alwaysSet
-	trips  map[string]*roundTrip
-	closed bool
+	syncMu  sync.Mutex // one listing at a time
+	mu      sync.RWMutex
+	tools   map[string]*servedTool
+	brokers map[*sdk.ServerSession]*hitl.Broker // the sessions' own, without Broker
+	trips   map[string]*roundTrip
+	closed  bool
 }
 
 type servedTool struct {
@@ -130,17 +132,17 @@ type servedTool struct {
 // does not own ts: closing the server leaves it open.
 func NewServer(ts tool.Toolset, opts *ServerOptions) *Server {
 	s := &Server{
-		ts:     ts,
-		opts:   opts.withDefaults(),
-		tools:  map[string]*servedTool{},
-		always: map[*sdk.ServerSession]*alwaysSet{},
-		trips:  map[string]*roundTrip{},
+		ts:      ts,
+		opts:    opts.withDefaults(),
+		tools:   map[string]*servedTool{},
+		brokers: map[*sdk.ServerSession]*hitl.Broker{},
+		trips:   map[string]*roundTrip{},
 	}
 	s.secrets = &secretServer{addr: s.opts.SecretAddr}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: s.opts.Name, Version: s.opts.Version}, &sdk.ServerOptions{
 		Instructions: s.opts.Instructions,
 		Logger:       s.opts.Logger,
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}, Logging: &sdk.LoggingCapabilities{}},
 	})
 	s.sdk.AddReceivingMiddleware(s.middleware)
 	return s
@@ -173,16 +175,22 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 	return s.Run(ctx, &sdk.StdioTransport{})
 }
 
-// Close stops the calls waiting for input in the multi-round-trip flow and
-// the secret page. Sessions end with their transports.
+// Close stops the calls waiting for input in the multi-round-trip flow,
+// the sessions' own brokers and the secret page. Sessions end with their
+// transports.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	s.closed = true
 	trips := s.trips
 	s.trips = map[string]*roundTrip{}
+	brokers := s.brokers
+	s.brokers = map[*sdk.ServerSession]*hitl.Broker{}
 	s.mu.Unlock()
 	for _, rt := range trips {
 		rt.cancel(errors.New("the server is closing"))
+	}
+	for _, b := range brokers {
+		b.Close()
 	}
 	s.secrets.close()
 	return nil
@@ -352,7 +360,6 @@ func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 	}
 	c := &serverCall{s: s, name: p.Name, h: h, structured: st != nil && st.structured}
 	c.progress.attach(ctx, req, s.opts.ProgressInterval)
-	inv := tool.Invocation{Arguments: p.Arguments}
 	c.session = req.Session
 	if !newProtocol(req) {
 		ss := req.Session
@@ -364,33 +371,43 @@ func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 			}
 			return fe
 		}
-		res, err := c.drive(ctx, inv)
+		res, err := c.drive(ctx, p.Arguments)
 		c.progress.detach()
 		return c.toMCP(res, err), nil
 	}
-	return s.startRoundTrip(ctx, req, c, inv)
+	return s.startRoundTrip(ctx, req, c, p.Arguments)
 }
 
-// alwaysFor returns the session's memory of "always" answers, dropped when
-// the session ends.
-func (s *Server) alwaysFor(ss *sdk.ServerSession) *alwaysSet {
-	if ss == nil {
-		return nil
+// brokerFor returns the broker that answers the requests of a session's
+// calls: ServerOptions.Broker, else the session's own, forgotten when the
+// session ends (not closed: in the multi-round-trip flow a call outlives
+// the request, and the session, that started it).
+func (s *Server) brokerFor(ss *sdk.ServerSession) *hitl.Broker {
+	if s.opts.Broker != nil {
+		return s.opts.Broker
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	a := s.always[ss]
-	if a == nil {
-		a = &alwaysSet{}
-		s.always[ss] = a
-		go func() {
-			_ = ss.Wait()
-			s.mu.Lock()
-			delete(s.always, ss)
-			s.mu.Unlock()
-		}()
+	b := s.brokers[ss]
+	if b == nil {
+		b = hitl.New(nil, &hitl.Options{ConfirmLimit: s.opts.ConfirmTimeout, QuestionLimit: s.opts.QuestionTimeout, Logger: s.opts.Logger})
+		if s.closed {
+			b.Close()
+			return b
+		}
+		s.brokers[ss] = b
+		if ss != nil {
+			go func() {
+				_ = ss.Wait()
+				s.mu.Lock()
+				if s.brokers[ss] == b {
+					delete(s.brokers, ss)
+				}
+				s.mu.Unlock()
+			}()
+		}
 	}
-	return a
+	return b
 }
 
 // serverCall is one tools/call being served.
@@ -407,30 +424,54 @@ type serverCall struct {
 	fe       *clientFrontEnd
 }
 
-// drive runs the handler to completion, answering its requests through fe.
-func (c *serverCall) drive(ctx context.Context, inv tool.Invocation) (*tool.Result, error) {
-	ctx = WithProgress(ctx, c.progress.report)
-	step, err := c.h.Invoke(ctx, inv)
-	for err == nil && step.Request != nil {
-		r := step.Request
-		c.progress.waiting(r)
-		if c.fe == nil {
-			c.fe = c.frontEnd()
-		}
-		resp := c.s.respond(ctx, c.fe, c.session, r)
-		c.progress.waiting(nil)
-		step, err = c.h.Respond(ctx, resp)
-		var bad *tool.InvalidInteractionError
-		if errors.As(err, &bad) {
-			// The answer had the wrong shape: the tool gets a refusal
-			// that says so rather than a broken call.
-			step, err = c.h.Respond(ctx, r.Declined("The answer was not valid: "+bad.Message))
-		}
+// drive runs the handler to completion (tool.Drive), answering its
+// requests through the session's front end and reporting its progress and
+// log records to the client.
+func (c *serverCall) drive(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
+	return tool.Drive(ctx, c.h, args, &tool.CallOptions{
+		Respond: func(ctx context.Context, r *tool.Request) tool.Response {
+			if c.fe == nil {
+				c.fe = c.frontEnd()
+			}
+			return c.s.brokerFor(c.session).Respond(hitl.WithFrontEnd(ctx, c.fe), r)
+		},
+		OnRequest:  c.progress.waiting,
+		OnResponse: func(*tool.Request, tool.Response) { c.progress.waiting(nil) },
+		OnEvent:    c.event,
+	})
+}
+
+// event forwards a call's progress as notifications/progress (when the
+// client asked for it) and its log records as notifications/message (at
+// the level the client set with logging/setLevel).
+func (c *serverCall) event(e tool.Event) {
+	switch e.Kind {
+	case tool.EventProgress:
+		c.progress.send(e.Progress, e.Total, e.Text, true)
+	case tool.EventLog:
+		c.log(e)
 	}
-	if err != nil {
-		return nil, err
+}
+
+// log sends a log record of the call to the client of the request being
+// served, if the client's level admits it (the SDK applies
+// logging/setLevel; before the client sets one, nothing is sent).
+func (c *serverCall) log(e tool.Event) {
+	ctx, ss := c.progress.current()
+	if ss == nil {
+		return
 	}
-	return step.Result, nil
+	level := sdk.LoggingLevel(e.Level)
+	switch level {
+	case "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency":
+	default:
+		level = "info"
+	}
+	var data any = e.Text
+	if len(e.Data) > 0 {
+		data = map[string]any{"message": e.Text, "data": e.Data}
+	}
+	_ = ss.Log(ctx, &sdk.LoggingMessageParams{Level: level, Logger: e.Tool, Data: data})
 }
 
 func (c *serverCall) toMCP(res *tool.Result, err error) *sdk.CallToolResult {
@@ -488,6 +529,17 @@ func (p *progressSink) attach(ctx context.Context, req *sdk.CallToolRequest, int
 	}()
 }
 
+// current returns the request being served and its session (nil
+// between the rounds of the multi-round-trip flow).
+func (p *progressSink) current() (context.Context, *sdk.ServerSession) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.session == nil || p.ctx == nil || p.ctx.Err() != nil {
+		return nil, nil
+	}
+	return p.ctx, p.session
+}
+
 func (p *progressSink) detach() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -533,11 +585,6 @@ func (p *progressSink) waiting(r *tool.Request) {
 	if !quiet {
 		p.send(0, 0, msg, false)
 	}
-}
-
-// report is the WithProgress listener of the call.
-func (p *progressSink) report(pr Progress) {
-	p.send(pr.Progress, pr.Total, pr.Message, true)
 }
 
 func (p *progressSink) send(value, total float64, msg string, fromTool bool) {

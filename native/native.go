@@ -88,10 +88,12 @@ func Func(info tool.Info, fn func(ctx context.Context, args map[string]any) (any
 
 // Raw returns a tool that calls fn with the arguments as JSON, after
 // validating them against info.InputSchema (an empty schema accepts any
-// object).
+// object). The name must be valid (tool.CheckName). With an output
+// schema, a value fn returns is validated against it and kept as the
+// structured result.
 func Raw(info tool.Info, fn func(ctx context.Context, args json.RawMessage) (any, error)) (*Tool, error) {
-	if info.Name == "" {
-		return nil, errors.New("native: a tool needs a name")
+	if err := tool.CheckName(info.Name); err != nil {
+		return nil, fmt.Errorf("native: %w", err)
 	}
 	if len(info.InputSchema) == 0 {
 		info.InputSchema = json.RawMessage(`{"type":"object"}`)
@@ -109,12 +111,17 @@ func Raw(info tool.Info, fn func(ctx context.Context, args json.RawMessage) (any
 	return t, nil
 }
 
-// Typed returns a tool whose input schema is derived from In (a struct:
-// its JSON field names, "jsonschema" tags as descriptions, omitempty
-// fields optional) and output schema from Out. The validated arguments are
-// decoded into an In; the Out the function returns is the structured
-// result and, normalized, what the LLM reads.
+// Typed returns a tool whose input schema is derived from In (a struct,
+// or a map with string keys: its JSON field names, "jsonschema" tags as
+// descriptions, omitempty fields optional) and output schema from Out. The
+// validated arguments are decoded into an In; the Out the function returns
+// is the structured result and, normalized, what the LLM reads. An In
+// that is not an object type is an error: tool arguments are a JSON
+// object.
 func Typed[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error)) (*Tool, error) {
+	if k := objectKind(reflect.TypeFor[In]()); k != "" {
+		return nil, fmt.Errorf("native: tool %s: the input type must be a struct or a map with string keys, not %s (tool arguments are a JSON object)", name, k)
+	}
 	inSchema, err := schemaFor[In]()
 	if err != nil {
 		return nil, fmt.Errorf("native: tool %s: input type: %w", name, err)
@@ -135,6 +142,23 @@ func Typed[In, Out any](name, description string, fn func(ctx context.Context, i
 		}
 		return typedOutput{out}, nil
 	})
+}
+
+// objectKind returns "" when values of t encode as JSON objects, else
+// the kind that does not.
+func objectKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		return ""
+	case reflect.Map:
+		if t.Key().Kind() == reflect.String {
+			return ""
+		}
+	}
+	return t.String()
 }
 
 // typedOutput marks a value returned by a typed function: it is validated
@@ -163,7 +187,8 @@ func schemaFor[T any]() (json.RawMessage, error) {
 // Options configures a Toolset.
 type Options struct {
 	// Configs is the host configuration per library (host_tool_configs):
-	// a call of a tool in library L sees Configs[L] as tool.CallInfo.Config.
+	// a call of a tool in library L sees Configs[L] as
+	// tool.CallRequest.Config.
 	Configs map[string]map[string]any
 	// Workspace is the default workspace of calls that name none.
 	Workspace string
@@ -179,12 +204,14 @@ type Toolset struct {
 	tools  map[string]*Tool
 	order  []string
 	closed bool
+	// defaults are the calls' defaults per library ID, made once.
+	defaults map[string]*tool.HandlerOptions
 }
 
 // New returns a toolset of the given tools; nil opts means defaults. Two
 // tools with one name are a *tool.DuplicateNameError.
 func New(opts *Options, tools ...*Tool) (*Toolset, error) {
-	ts := &Toolset{tools: make(map[string]*Tool)}
+	ts := &Toolset{tools: make(map[string]*Tool), defaults: make(map[string]*tool.HandlerOptions)}
 	if opts != nil {
 		ts.opts = *opts
 	}
@@ -205,6 +232,9 @@ func (ts *Toolset) Add(t *Tool) error {
 	}
 	ts.tools[t.info.Name] = t
 	ts.order = append(ts.order, t.info.Name)
+	if lib := t.info.Library.ID; ts.defaults[lib] == nil {
+		ts.defaults[lib] = &tool.HandlerOptions{Workspace: ts.opts.Workspace, Config: ts.config(lib)}
+	}
 	return nil
 }
 
@@ -258,9 +288,9 @@ func (ts *Toolset) Handler(_ context.Context, name string) (tool.Handler, error)
 	if !ok {
 		return nil, &tool.UnknownToolError{Name: name}
 	}
-	return tool.NewHandler(&t.info, func(ctx context.Context, inv tool.Invocation) (*tool.Result, error) {
-		return ts.run(ctx, t, inv)
-	}), nil
+	return tool.NewHandler(&t.info, func(ctx context.Context, c *tool.CallRequest) (*tool.Result, error) {
+		return ts.run(ctx, t, c)
+	}, ts.defaults[t.info.Library.ID]), nil
 }
 
 // Close stops serving; calls in flight finish.
@@ -271,16 +301,8 @@ func (ts *Toolset) Close() error {
 	return nil
 }
 
-func (ts *Toolset) run(ctx context.Context, t *Tool, inv tool.Invocation) (*tool.Result, error) {
-	if c := tool.CallFromContext(ctx); c != nil {
-		if c.Config == nil {
-			c.Config = ts.config(t.info.Library.ID)
-		}
-		if c.Workspace == "" {
-			c.Workspace = ts.opts.Workspace
-		}
-	}
-	args := inv.Arguments
+func (ts *Toolset) run(ctx context.Context, t *Tool, c *tool.CallRequest) (*tool.Result, error) {
+	args := c.Arguments
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage(`{}`)
 	}
@@ -323,14 +345,17 @@ func (t *Tool) validate(args json.RawMessage) error {
 
 func (t *Tool) result(v any) (*tool.Result, error) {
 	typed, isTyped := v.(typedOutput)
-	if !isTyped {
+	if !isTyped && t.out == nil {
 		r, err := tool.NormalizeValue(v)
 		if err != nil {
 			return nil, &tool.ProtocolError{Tool: t.info.Name, Message: err.Error()}
 		}
 		return r, nil
 	}
-	raw, err := json.Marshal(typed.v)
+	if isTyped {
+		v = typed.v
+	}
+	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, &tool.ProtocolError{Tool: t.info.Name, Message: "cannot encode the output: " + err.Error()}
 	}

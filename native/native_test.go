@@ -198,7 +198,7 @@ func TestInteractiveTool(t *testing.T) {
 func TestConfigAndWorkspaceReachTheTool(t *testing.T) {
 	probe := mustTyped(t, "probe", func(ctx context.Context, in struct{}) (map[string]string, error) {
 		c := tool.CallFromContext(ctx)
-		return map[string]string{"level": c.ConfigString("autonomy_level"), "ws": c.Workspace, "lib": c.Library}, nil
+		return map[string]string{"level": c.ConfigString("autonomy_level"), "ws": c.Workspace, "lib": c.Info.Library.ID, "autonomy": string(c.Autonomy)}, nil
 	}).InLibrary(tool.Library{ID: "system_shell"})
 	ts := mustSet(t, &native.Options{Configs: map[string]map[string]any{"system_shell": {"autonomy_level": "strict"}}, Workspace: "/tmp/ws"}, probe)
 	res, err := tool.Call(context.Background(), ts, "probe", nil, nil)
@@ -207,7 +207,7 @@ func TestConfigAndWorkspaceReachTheTool(t *testing.T) {
 	}
 	var got map[string]string
 	_ = json.Unmarshal(res.Output, &got)
-	if got["level"] != "strict" || got["ws"] != "/tmp/ws" || got["lib"] != "system_shell" {
+	if got["level"] != "strict" || got["ws"] != "/tmp/ws" || got["lib"] != "system_shell" || got["autonomy"] != "strict" {
 		t.Fatalf("got %v", got)
 	}
 }
@@ -333,5 +333,73 @@ func BenchmarkDirectReference(b *testing.B) {
 		if _, err := json.Marshal(out); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A typed tool's input must be a JSON object: any other input type is
+// refused when the tool is built, not at its first call.
+func TestTypedRejectsNonObjectInput(t *testing.T) {
+	if _, err := native.Typed("n", "d", func(ctx context.Context, in int) (int, error) { return in, nil }); err == nil || !strings.Contains(err.Error(), "must be a struct") {
+		t.Errorf("int input: %v", err)
+	}
+	if _, err := native.Typed("s", "d", func(ctx context.Context, in []string) (int, error) { return 0, nil }); err == nil {
+		t.Error("slice input accepted")
+	}
+	if _, err := native.Typed("m", "d", func(ctx context.Context, in map[int]string) (int, error) { return 0, nil }); err == nil {
+		t.Error("map with int keys accepted")
+	}
+	for _, ok := range []func() error{
+		func() error {
+			_, err := native.Typed("p", "d", func(ctx context.Context, in *struct{ A int }) (int, error) { return 0, nil })
+			return err
+		},
+		func() error {
+			_, err := native.Typed("m", "d", func(ctx context.Context, in map[string]any) (int, error) { return 0, nil })
+			return err
+		},
+	} {
+		if err := ok(); err != nil {
+			t.Errorf("object input refused: %v", err)
+		}
+	}
+}
+
+func TestToolNamesAreChecked(t *testing.T) {
+	for _, name := range []string{"", "bad name!", "a/b", "tab\tname", strings.Repeat("x", 129)} {
+		if _, err := native.Raw(tool.Info{Name: name}, func(context.Context, json.RawMessage) (any, error) { return nil, nil }); err == nil {
+			t.Errorf("name %q accepted", name)
+		}
+	}
+	for _, name := range []string{"tool_greet", "alias::tool", "get-weather.v2", "tool_café", strings.Repeat("x", 128)} {
+		if _, err := native.Raw(tool.Info{Name: name}, func(context.Context, json.RawMessage) (any, error) { return nil, nil }); err != nil {
+			t.Errorf("name %q refused: %v", name, err)
+		}
+	}
+}
+
+// A tool with an output schema gets its value as the structured result,
+// typed or not.
+func TestStructuredResultOfUntypedTools(t *testing.T) {
+	form, err := native.Func(tool.Info{Name: "form", OutputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)},
+		func(context.Context, map[string]any) (any, error) { return map[string]any{"n": 3}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, err := native.Func(tool.Info{Name: "bad", OutputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)},
+		func(context.Context, map[string]any) (any, error) { return map[string]any{"n": "x"}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := mustSet(t, nil, form, bad)
+	res, err := tool.Call(context.Background(), ts, "form", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(res.Structured) != `{"n":3}` {
+		t.Errorf("structured = %s", res.Structured)
+	}
+	var pe *tool.ProtocolError
+	if _, err := tool.Call(context.Background(), ts, "bad", nil, nil); !errors.As(err, &pe) {
+		t.Errorf("output breaking its schema: %v", err)
 	}
 }

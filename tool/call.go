@@ -3,16 +3,23 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"errors"
 )
 
-// CallOptions configures Call. The zero value is a call with no person to
-// ask: confirmations are rejected and questions declined, with a reason
-// that says so.
+// CallOptions configures Call and Drive. The zero value is a call with no
+// person to ask: confirmations are rejected and questions declined, with
+// a reason that says so.
 type CallOptions struct {
-	// CallID, Workspace and Context go into the Invocation.
-	CallID    string
-	Workspace string
-	Context   map[string]any
+	// CallID, Workspace, Context and Conversation go into the Invocation.
+	CallID       string
+	Workspace    string
+	Context      map[string]any
+	Conversation Conversation
+	// Parent is the call this one runs inside (a tool calling the host's
+	// execute_tool). Its caller answers this call's requests — the same
+	// person, through the parent's handler — and its subscribers see this
+	// call's events; the answering callbacks below are not used.
+	Parent *CallRequest
 	// Respond answers every request. When set, Confirm and Interact are
 	// not used.
 	Respond func(ctx context.Context, r *Request) Response
@@ -26,24 +33,41 @@ type CallOptions struct {
 	// OnResponse every answer (secret values masked). For logs and UIs.
 	OnRequest  func(r *Request)
 	OnResponse func(r *Request, resp Response)
+	// OnEvent subscribes to the call's events (output, progress, log).
+	OnEvent func(Event)
 }
 
 // NoApprover is the reason given when a confirmation reaches a caller that
 // has no way to ask a person.
 const NoApprover = "No approver is configured in this host: the action was not approved."
 
+// NoQuestions is the reason given when a question reaches a caller that
+// has no way to ask a person.
+const NoQuestions = "This host cannot ask the user questions."
+
 // Call runs one call of the named tool to completion, answering its
 // requests with the callbacks of opts. args is the JSON arguments object
 // (nil means {}).
 func Call(ctx context.Context, ts Toolset, name string, args json.RawMessage, opts *CallOptions) (*Result, error) {
-	if opts == nil {
-		opts = &CallOptions{}
-	}
 	h, err := ts.Handler(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	step, err := h.Invoke(ctx, Invocation{CallID: opts.CallID, Arguments: args, Workspace: opts.Workspace, Context: opts.Context})
+	return Drive(ctx, h, args, opts)
+}
+
+// Drive runs a fresh handler's call to completion: Invoke, then Respond to
+// each Request with the answer of opts, until the result. An answer of the
+// wrong shape (a select value that is not an option, say) is not the
+// tool's fault: the tool gets the request declined with a reason that
+// says what was wrong. When Drive returns an error, the call is over: a
+// call still running is cancelled, so that its worker is freed.
+func Drive(ctx context.Context, h Handler, args json.RawMessage, opts *CallOptions) (*Result, error) {
+	if opts == nil {
+		opts = &CallOptions{}
+	}
+	step, err := h.Invoke(ctx, Invocation{CallID: opts.CallID, Arguments: args, Workspace: opts.Workspace,
+		Context: opts.Context, Conversation: opts.Conversation, OnEvent: opts.OnEvent, Parent: opts.Parent})
 	for err == nil && step.Request != nil {
 		req := step.Request
 		if opts.OnRequest != nil {
@@ -54,14 +78,29 @@ func Call(ctx context.Context, ts Toolset, name string, args json.RawMessage, op
 			opts.OnResponse(req, req.Redacted(resp))
 		}
 		step, err = h.Respond(ctx, resp)
+		var bad *InvalidInteractionError
+		if errors.As(err, &bad) {
+			step, err = h.Respond(ctx, req.Declined("The answer was not valid: "+bad.Message))
+		}
 	}
 	if err != nil {
+		_ = h.Cancel(err.Error()) // a ClosedError when the call is already over
 		return nil, err
 	}
 	return step.Result, nil
 }
 
 func (o *CallOptions) answer(ctx context.Context, r *Request) Response {
+	if o.Parent != nil {
+		// The same question, to the person the parent call asks: the
+		// request keeps its id, so the answer fits as it is.
+		fwd := *r
+		resp, err := o.Parent.Ask(ctx, &fwd)
+		if err != nil {
+			return r.Cancelled(err.Error())
+		}
+		return resp
+	}
 	if o.Respond != nil {
 		resp := o.Respond(ctx, r)
 		resp.ID = r.ID
@@ -78,7 +117,7 @@ func (o *CallOptions) answer(ctx context.Context, r *Request) Response {
 		return r.Declined(reason)
 	}
 	if o.Interact == nil {
-		return r.Declined("This host cannot ask the user questions.")
+		return r.Declined(NoQuestions)
 	}
 	v, ok := o.Interact(ctx, r)
 	if !ok {

@@ -1,4 +1,4 @@
-package binding
+package tool
 
 import (
 	"bytes"
@@ -15,12 +15,21 @@ var (
 	decimalRe = regexp.MustCompile(`^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
 )
 
-// coerce converts a value the LLM sent for a property of the given schema
-// type, as SPEC §16 says: a string that is exactly an integer, a decimal
-// or true/false (any ASCII case) becomes one for integer, number and
-// boolean properties; an integral JSON number becomes an integer for an
-// integer property. Anything else is returned unchanged.
-func coerce(typ string, raw json.RawMessage) json.RawMessage {
+// Coerce converts a value the LLM sent for a property of JSON Schema type
+// typ, as SPEC §7 (step 4) and §16 say — the one coercion rule of every
+// backend (Python tools, the built-ins, MCP tools):
+//
+//   - integer: a string matching [+-]?[0-9]+ (any size) becomes that
+//     integer; a JSON number with an integral value becomes an integer
+//     (5.0 and 1e2 are 5 and 100);
+//   - number: a string matching [+-]?[0-9]+ becomes an integer, a decimal
+//     string (2.5, -.25, 1e3, 5.) a float, when it is finite;
+//   - boolean: "true" and "false" in any ASCII case become booleans.
+//
+// A string converts only when it is exactly such a literal: " 5", "1_000",
+// "5.0" for an integer, "inf", "yes" stay strings. Anything else is
+// returned unchanged (validation, where a backend has it, reports it).
+func Coerce(typ string, raw json.RawMessage) json.RawMessage {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return raw
@@ -70,6 +79,68 @@ func coerce(typ string, raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
+// PropertyTypes maps the properties of an input schema to their JSON
+// Schema type, for the types Coerce converts to (integer, number,
+// boolean). Backends read it once per tool.
+type PropertyTypes map[string]string
+
+// PropertyTypesOf reads the coercible property types of an object schema:
+// properties whose "type" is "integer", "number" or "boolean". A schema
+// that is not an object schema has none.
+func PropertyTypesOf(schema json.RawMessage) PropertyTypes {
+	var s struct {
+		Properties map[string]struct {
+			Type any `json:"type"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(schema, &s) != nil {
+		return nil
+	}
+	var out PropertyTypes
+	for k, p := range s.Properties {
+		switch t, _ := p.Type.(string); t {
+		case "integer", "number", "boolean":
+			if out == nil {
+				out = PropertyTypes{}
+			}
+			out[k] = t
+		}
+	}
+	return out
+}
+
+// CoerceArguments applies Coerce to each property of an arguments object
+// that p types. Arguments that are not a JSON object, or need no change,
+// are returned as they are.
+func (p PropertyTypes) CoerceArguments(args json.RawMessage) json.RawMessage {
+	if len(p) == 0 {
+		return args
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil || m == nil {
+		return args
+	}
+	changed := false
+	for k, typ := range p {
+		v, ok := m[k]
+		if !ok {
+			continue
+		}
+		if c := Coerce(typ, v); !bytes.Equal(c, v) {
+			m[k] = c
+			changed = true
+		}
+	}
+	if !changed {
+		return args
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return args
+	}
+	return out
+}
+
 func jsonString(raw json.RawMessage) (string, bool) {
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
@@ -115,14 +186,4 @@ func floatLiteral(f float64) json.RawMessage {
 		s += ".0"
 	}
 	return json.RawMessage(s)
-}
-
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }

@@ -3,77 +3,146 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
+
+	"github.com/lcptools/lcp/autonomy"
 )
 
-// CallInfo describes the call a context belongs to. Backends put it in the
-// context of every call they run; native tools read it with
+// CallRequest is one call as its backend serves it: what the caller sent
+// (Invocation) and what the handler resolved from it once, when the call
+// started — the tool, the workspace, the library's host configuration,
+// the autonomy level, the nesting depth, the conversation — with the
+// call's way to ask its caller (Ask) and to report output, progress and
+// log records (Emit). A Handler made by NewHandler passes it to its
+// RunFunc; native tools, which get only a context, read it with
 // CallFromContext.
-type CallInfo struct {
-	// Tool and CallID identify the call.
-	Tool   string
+//
+// A CallRequest is read-only for everybody but the handler that made it.
+type CallRequest struct {
+	// Info is the tool being called; Tool its name.
+	Info *Info
+	Tool string
+	// CallID identifies the call in requests, events and logs.
 	CallID string
-	// Library is the tool's library (Library.ID).
-	Library string
-	// Workspace is the directory the call works in.
+	// Arguments is the JSON object the LLM sent, as given (nil means {}).
+	Arguments json.RawMessage
+	// Workspace is the directory the call works in: the invocation's, else
+	// the backend's default (HandlerOptions.Workspace), made absolute; ""
+	// when neither names one.
 	Workspace string
 	// Context is the host's context for the call (LCP tool_context).
 	Context map[string]any
 	// Config is the host's configuration of the tool's library
-	// (host_tool_configs[library]); never nil inside a call made by an
-	// engine, possibly nil elsewhere.
+	// (host_tool_configs[library]); never nil.
 	Config map[string]any
-	// Depth counts calls made from inside other calls (a Python tool
-	// calling the host's execute_tool), to bound recursion.
+	// Autonomy is the level Config sets (autonomy.FromConfig): Safe when
+	// unset, Strict when invalid.
+	Autonomy autonomy.Level
+	// Depth counts the calls this one runs inside (a Python tool calling
+	// the host's execute_tool), to bound recursion; 0 for a call made by
+	// the host.
 	Depth int
+	// Conversation is the dialogue the call runs in (the agent loop's),
+	// nil when there is none.
+	Conversation Conversation
+	// Parent is the call this one runs inside, nil for a call made by the
+	// host.
+	Parent *CallRequest
+
+	h       *handler    // the handler that asks; nil for a call that cannot ask
+	onEvent func(Event) // the call's subscribers; nil when nobody listens
 }
 
-type callKey struct{}
-
-// callContext is the context of a call: it carries the CallInfo and the
-// asker of the call's handler in one allocation.
-type callContext struct {
-	context.Context
-	call  CallInfo
-	asker asker
+// Conversation is the dialogue a call runs in, as the agent loop keeps
+// it (package agent implements it): what a Python tool's
+// discussion_instance reads.
+type Conversation interface {
+	// JSON returns the messages as a JSON array in the chat-completions
+	// layout ([{"role": "user", "content": "..."}, ...]).
+	JSON() json.RawMessage
 }
 
-func newCallContext(parent context.Context, info *Info, inv Invocation) *callContext {
-	c := &callContext{Context: parent, call: CallInfo{Tool: info.Name, CallID: inv.CallID, Library: info.Library.ID, Workspace: inv.Workspace, Context: inv.Context}}
-	if p := CallFromContext(parent); p != nil {
-		c.call.Depth = p.Depth
+// HandlerOptions are a backend's defaults for the calls of a handler.
+type HandlerOptions struct {
+	// Workspace is the directory of a call whose invocation names none.
+	Workspace string
+	// Config is the tool's library configuration
+	// (host_tool_configs[library]); nil means empty.
+	Config map[string]any
+}
+
+// emptyConfig is the Config of calls whose library has none. It is shared
+// and must not be written to, like every Config.
+var emptyConfig = map[string]any{}
+
+// resolve fills c from the invocation and the backend's defaults.
+func (c *CallRequest) resolve(info *Info, opts *HandlerOptions, inv *Invocation) {
+	c.Info, c.Tool, c.CallID, c.Arguments, c.Context = info, info.Name, inv.CallID, inv.Arguments, inv.Context
+	c.Workspace, c.Config = inv.Workspace, nil
+	if opts != nil {
+		if c.Workspace == "" {
+			c.Workspace = opts.Workspace
+		}
+		c.Config = opts.Config
 	}
-	return c
-}
-
-func (c *callContext) Value(key any) any {
-	switch key.(type) {
-	case callKey:
-		return &c.call
-	case askerKey:
-		return &c.asker
+	if c.Workspace != "" && !filepath.IsAbs(c.Workspace) {
+		if abs, err := filepath.Abs(c.Workspace); err == nil {
+			c.Workspace = abs
+		}
 	}
-	return c.Context.Value(key)
-}
-
-// WithCall returns a context carrying c.
-func WithCall(ctx context.Context, c *CallInfo) context.Context {
-	return context.WithValue(ctx, callKey{}, c)
-}
-
-// CallFromContext returns the CallInfo of the call ctx belongs to, or nil.
-func CallFromContext(ctx context.Context) *CallInfo {
-	c, _ := ctx.Value(callKey{}).(*CallInfo)
-	return c
+	if c.Config == nil {
+		c.Config = emptyConfig
+	}
+	c.Autonomy = autonomy.FromConfig(c.Config)
+	c.Conversation, c.onEvent, c.Parent = inv.Conversation, inv.OnEvent, inv.Parent
+	if p := inv.Parent; p != nil {
+		c.Depth = p.Depth + 1
+		if c.Conversation == nil {
+			c.Conversation = p.Conversation
+		}
+		c.onEvent = joinSinks(c.onEvent, p.onEvent)
+	}
 }
 
 // ConfigString returns the string value of a key of the call's library
-// configuration, or "" when absent.
-func (c *CallInfo) ConfigString(key string) string {
+// configuration, or "" when absent (or c is nil).
+func (c *CallRequest) ConfigString(key string) string {
 	if c == nil {
 		return ""
 	}
 	s, _ := c.Config[key].(string)
 	return s
+}
+
+// toolName returns the name of the called tool ("" for a nil c).
+func (c *CallRequest) toolName() string {
+	if c == nil {
+		return ""
+	}
+	return c.Tool
+}
+
+type callKey struct{}
+
+// callContext is the context of a call: it carries the CallRequest in the
+// same allocation.
+type callContext struct {
+	context.Context
+	call CallRequest
+}
+
+func (c *callContext) Value(key any) any {
+	if _, ok := key.(callKey); ok {
+		return &c.call
+	}
+	return c.Context.Value(key)
+}
+
+// CallFromContext returns the call ctx belongs to (read-only), or nil
+// outside a call made through NewHandler.
+func CallFromContext(ctx context.Context) *CallRequest {
+	c, _ := ctx.Value(callKey{}).(*CallRequest)
+	return c
 }
 
 // Confirm asks the operator to approve an action of the running tool:
@@ -144,16 +213,9 @@ func askString(ctx context.Context, r *Request) (string, error) {
 func resolved(ctx context.Context, resp Response) error {
 	switch resp.Action {
 	case Decline:
-		return &InteractionDeclinedError{Tool: nameOf(ctx), Reason: resp.Reason}
+		return &InteractionDeclinedError{Tool: CallFromContext(ctx).toolName(), Reason: resp.Reason}
 	case Cancel:
-		return &CancelledError{Tool: nameOf(ctx), Reason: resp.Reason}
+		return &CancelledError{Tool: CallFromContext(ctx).toolName(), Reason: resp.Reason}
 	}
 	return nil
-}
-
-func nameOf(ctx context.Context) string {
-	if c := CallFromContext(ctx); c != nil {
-		return c.Tool
-	}
-	return ""
 }

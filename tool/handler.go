@@ -33,6 +33,18 @@ type Invocation struct {
 	// Context is the host's context for the call, handed to LCP tools that
 	// declare tool_context; nil means {}.
 	Context map[string]any
+	// Conversation is the dialogue the call runs in (the agent loop's);
+	// nil means none (or the parent's).
+	Conversation Conversation
+	// OnEvent subscribes to the call's events (output, progress, log); it
+	// is called from the goroutine that reports them, so it must return
+	// quickly. Nil: nobody listens (but the parent's subscribers).
+	OnEvent func(Event)
+	// Parent is the call this one runs inside (a tool calling the host's
+	// execute_tool): the nesting depth, the conversation and the
+	// subscribers come from it. Drive (CallOptions.Parent) also puts the
+	// call's requests to the parent's caller.
+	Parent *CallRequest
 }
 
 // Step is the outcome of driving a Handler one step: exactly one of Result
@@ -54,16 +66,19 @@ type Handler interface {
 }
 
 // RunFunc runs one call to completion. It may put requests to the caller
-// through Ask (and the helpers built on it) with the context it is given.
-// A returned error is an engine error; tool failures are Results.
-type RunFunc func(ctx context.Context, inv Invocation) (*Result, error)
+// through c.Ask (or Ask and the helpers built on it, with the context it
+// is given, which carries c) and report events through c.Emit. A returned
+// error is an engine error; tool failures are Results.
+type RunFunc func(ctx context.Context, c *CallRequest) (*Result, error)
 
 // NewHandler returns a Handler that runs fn for one call of the tool info
-// describes. Requests fn makes through Ask are checked against
-// info.Interactions and surface as Steps; a call that never asks completes
-// within Invoke without a goroutine.
-func NewHandler(info *Info, fn RunFunc) Handler {
-	return &handler{info: info, fn: fn}
+// describes, with the backend's defaults opts (nil: none). When the call
+// starts, the handler resolves its CallRequest once and hands it to fn.
+// Requests fn makes are checked against info.Interactions and surface as
+// Steps; a call that never asks completes within Invoke without a
+// goroutine.
+func NewHandler(info *Info, fn RunFunc, opts *HandlerOptions) Handler {
+	return &handler{info: info, fn: fn, opts: opts}
 }
 
 type handlerState int
@@ -78,6 +93,7 @@ const (
 type handler struct {
 	info *Info
 	fn   RunFunc
+	opts *HandlerOptions
 
 	mu      sync.Mutex
 	state   handlerState
@@ -92,15 +108,6 @@ type handler struct {
 	res      *Result       // the outcome, set before done is closed
 	err      error
 }
-
-// asker is what Ask finds in a call's context.
-type asker struct {
-	h    *handler
-	info *Info
-	call *CallInfo
-}
-
-type askerKey struct{}
 
 // Invoke starts the call.
 func (h *handler) Invoke(ctx context.Context, inv Invocation) (Step, error) {
@@ -119,7 +126,7 @@ func (h *handler) Invoke(ctx context.Context, inv Invocation) (Step, error) {
 		callCtx, cancel := context.WithCancelCause(ctx)
 		h.cancel = cancel
 		h.mu.Unlock()
-		return h.runInline(callCtx, inv)
+		return h.runInline(callCtx, &inv)
 	}
 	callCtx, cancel := context.WithCancelCause(ctx)
 	h.cancel = cancel
@@ -129,12 +136,12 @@ func (h *handler) Invoke(ctx context.Context, inv Invocation) (Step, error) {
 	h.aborted = make(chan struct{})
 	h.mu.Unlock()
 
-	cc := newCallContext(callCtx, h.info, inv)
-	cc.asker = asker{h: h, info: h.info, call: &cc.call}
-	callCtx = cc
+	cc := &callContext{Context: callCtx}
+	cc.call.resolve(h.info, h.opts, &inv)
+	cc.call.h = h
 	go func() {
 		defer close(h.done)
-		h.res, h.err = h.fn(callCtx, inv)
+		h.res, h.err = h.fn(cc, &cc.call)
 		if h.err == nil && h.res == nil {
 			h.err = &ProtocolError{Tool: h.info.Name, Message: "the tool returned neither a result nor an error"}
 		}
@@ -142,8 +149,10 @@ func (h *handler) Invoke(ctx context.Context, inv Invocation) (Step, error) {
 	return h.next(ctx)
 }
 
-func (h *handler) runInline(ctx context.Context, inv Invocation) (Step, error) {
-	res, err := h.fn(newCallContext(ctx, h.info, inv), inv)
+func (h *handler) runInline(ctx context.Context, inv *Invocation) (Step, error) {
+	cc := &callContext{Context: ctx}
+	cc.call.resolve(h.info, h.opts, inv)
+	res, err := h.fn(cc, &cc.call)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.state == stateDone && h.abortErr != nil {
@@ -237,6 +246,9 @@ func (h *handler) Respond(ctx context.Context, resp Response) (Step, error) {
 	h.mu.Unlock()
 	select {
 	case h.replies <- resp:
+	case <-h.done:
+		// The call ended while the request was pending (its context was
+		// cancelled): next reports how.
 	case <-h.aborted:
 		return Step{}, h.abortErr
 	case <-ctx.Done():
@@ -272,34 +284,40 @@ func causeText(ctx context.Context) string {
 }
 
 // Ask puts r to the caller of the call ctx belongs to and waits for the
-// answer. It fills r.ID, r.Tool, r.CallID and r.Library, checks r against
-// the tool's declared capabilities, and checks the answer's shape; the
-// returned Response's Value is normalized as Request.CheckResponse says.
-// Outside a call made through NewHandler it returns an
-// *UndeclaredInteractionError.
+// answer: CallFromContext(ctx).Ask. Outside a call made through
+// NewHandler it returns an *UndeclaredInteractionError.
 func Ask(ctx context.Context, r *Request) (Response, error) {
-	a, _ := ctx.Value(askerKey{}).(*asker)
-	if a == nil || a.h == nil {
-		return Response{}, &UndeclaredInteractionError{Tool: nameOf(ctx), Kind: r.Kind}
+	return CallFromContext(ctx).Ask(ctx, r)
+}
+
+// Ask puts r to the caller of the call and waits for the answer; ctx
+// bounds the wait. It fills r.ID (when empty), r.Tool, r.CallID and
+// r.Library (when empty), checks r against the tool's declared
+// capabilities, and checks the answer's shape; the returned Response's
+// Value is normalized as Request.CheckResponse says. A call whose tool
+// declares no interaction cannot ask: *UndeclaredInteractionError.
+func (c *CallRequest) Ask(ctx context.Context, r *Request) (Response, error) {
+	if c == nil || c.h == nil {
+		return Response{}, &UndeclaredInteractionError{Tool: c.toolName(), Kind: r.Kind}
 	}
 	if r.ID == "" {
 		r.ID = NewID()
 	}
-	r.Tool, r.CallID = a.info.Name, a.call.CallID
+	r.Tool, r.CallID = c.Info.Name, c.CallID
 	if r.Library == "" {
-		r.Library = a.info.Library.ID
+		r.Library = c.Info.Library.ID
 	}
 	if err := r.Check(); err != nil {
 		return Response{}, err
 	}
-	if !a.info.Interactions.allows(r) {
-		return Response{}, &UndeclaredInteractionError{Tool: a.info.Name, Kind: r.Kind}
+	if !c.Info.Interactions.allows(r) {
+		return Response{}, &UndeclaredInteractionError{Tool: c.Info.Name, Kind: r.Kind}
 	}
-	h := a.h
+	h := c.h
 	select {
 	case h.requests <- r:
 	case <-ctx.Done():
-		return Response{}, cancelledBy(ctx, a.info.Name)
+		return Response{}, cancelledBy(ctx, c.Info.Name)
 	}
 	select {
 	case resp := <-h.replies:
@@ -307,7 +325,7 @@ func Ask(ctx context.Context, r *Request) (Response, error) {
 		resp.Value = v
 		return resp, nil
 	case <-ctx.Done():
-		return Response{}, cancelledBy(ctx, a.info.Name)
+		return Response{}, cancelledBy(ctx, c.Info.Name)
 	}
 }
 

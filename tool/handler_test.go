@@ -29,7 +29,7 @@ func (f *funcs) Tools(context.Context) ([]Info, error) { return f.infos, nil }
 func (f *funcs) Handler(_ context.Context, name string) (Handler, error) {
 	for i := range f.infos {
 		if f.infos[i].Name == name {
-			return NewHandler(&f.infos[i], f.fns[name]), nil
+			return NewHandler(&f.infos[i], f.fns[name], nil), nil
 		}
 	}
 	return nil, &UnknownToolError{Name: name}
@@ -44,7 +44,7 @@ func textResult(s string) *Result {
 
 var askCity = Info{Name: "ask", Interactions: Capabilities{Text: true, Confirm: true}}
 
-func askCityFn(ctx context.Context, inv Invocation) (*Result, error) {
+func askCityFn(ctx context.Context, c *CallRequest) (*Result, error) {
 	city, err := AskText(ctx, "City", "Which city?", false)
 	if err != nil {
 		return nil, err
@@ -54,7 +54,7 @@ func askCityFn(ctx context.Context, inv Invocation) (*Result, error) {
 
 func TestHandlerSubmit(t *testing.T) {
 	ctx := context.Background()
-	h := NewHandler(&askCity, askCityFn)
+	h := NewHandler(&askCity, askCityFn, nil)
 	step, err := h.Invoke(ctx, Invocation{CallID: "c1"})
 	if err != nil {
 		t.Fatal(err)
@@ -85,13 +85,13 @@ func TestHandlerSubmit(t *testing.T) {
 func TestHandlerBadResponses(t *testing.T) {
 	ctx := context.Background()
 	sel := Info{Name: "pick", Interactions: Capabilities{Select: true}}
-	h := NewHandler(&sel, func(ctx context.Context, _ Invocation) (*Result, error) {
+	h := NewHandler(&sel, func(ctx context.Context, _ *CallRequest) (*Result, error) {
 		v, err := AskSelect(ctx, "Region", "Pick one", []string{"eu", "us"}, "eu")
 		if err != nil {
 			return nil, err
 		}
 		return textResult(v), nil
-	})
+	}, nil)
 	if _, err := h.Respond(ctx, Response{ID: "x", Action: Submit, Value: "eu"}); err == nil {
 		t.Fatal("Respond before Invoke succeeded")
 	}
@@ -124,7 +124,7 @@ func TestHandlerBadResponses(t *testing.T) {
 
 func TestHandlerDeclineAndCancelReplies(t *testing.T) {
 	ctx := context.Background()
-	h := NewHandler(&askCity, askCityFn)
+	h := NewHandler(&askCity, askCityFn, nil)
 	step, _ := h.Invoke(ctx, Invocation{})
 	_, err := h.Respond(ctx, step.Request.Declined("not telling"))
 	var dec *InteractionDeclinedError
@@ -132,7 +132,7 @@ func TestHandlerDeclineAndCancelReplies(t *testing.T) {
 		t.Fatalf("declined: %v", err)
 	}
 
-	h = NewHandler(&askCity, askCityFn)
+	h = NewHandler(&askCity, askCityFn, nil)
 	step, _ = h.Invoke(ctx, Invocation{})
 	_, err = h.Respond(ctx, step.Request.Cancelled("caller stopped"))
 	var can *CancelledError
@@ -143,10 +143,10 @@ func TestHandlerDeclineAndCancelReplies(t *testing.T) {
 
 func TestHandlerUndeclaredInteraction(t *testing.T) {
 	info := Info{Name: "sneaky", Interactions: Capabilities{Text: true}}
-	h := NewHandler(&info, func(ctx context.Context, _ Invocation) (*Result, error) {
+	h := NewHandler(&info, func(ctx context.Context, _ *CallRequest) (*Result, error) {
 		_, err := AskSecret(ctx, "Key", "Your key?")
 		return nil, err
-	})
+	}, nil)
 	_, err := h.Invoke(context.Background(), Invocation{})
 	var und *UndeclaredInteractionError
 	if !errors.As(err, &und) || und.Kind != KindSecret || und.Tool != "sneaky" {
@@ -160,10 +160,10 @@ func TestHandlerUndeclaredInteraction(t *testing.T) {
 
 func TestHandlerInvalidRequest(t *testing.T) {
 	info := Info{Name: "t", Interactions: AllInteractions}
-	h := NewHandler(&info, func(ctx context.Context, _ Invocation) (*Result, error) {
+	h := NewHandler(&info, func(ctx context.Context, _ *CallRequest) (*Result, error) {
 		_, err := AskSelect(ctx, "", "no options", nil, "")
 		return nil, err
-	})
+	}, nil)
 	var inv *InvalidInteractionError
 	if _, err := h.Invoke(context.Background(), Invocation{}); !errors.As(err, &inv) {
 		t.Fatalf("select without options: %v", err)
@@ -173,11 +173,11 @@ func TestHandlerInvalidRequest(t *testing.T) {
 func TestHandlerCancelWhileWaiting(t *testing.T) {
 	ctx := context.Background()
 	stopped := make(chan error, 1)
-	h := NewHandler(&askCity, func(ctx context.Context, inv Invocation) (*Result, error) {
+	h := NewHandler(&askCity, func(ctx context.Context, c *CallRequest) (*Result, error) {
 		_, err := AskText(ctx, "", "?", false)
 		stopped <- err
 		return nil, err
-	})
+	}, nil)
 	step, err := h.Invoke(ctx, Invocation{})
 	if err != nil || step.Request == nil {
 		t.Fatal(step, err)
@@ -201,10 +201,10 @@ func TestHandlerCancelWhileWaiting(t *testing.T) {
 
 func TestHandlerContextCancelWhileRunning(t *testing.T) {
 	info := Info{Name: "slow"}
-	h := NewHandler(&info, func(ctx context.Context, _ Invocation) (*Result, error) {
+	h := NewHandler(&info, func(ctx context.Context, _ *CallRequest) (*Result, error) {
 		<-ctx.Done()
 		return nil, context.Cause(ctx)
-	})
+	}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	_, err := h.Invoke(ctx, Invocation{})
@@ -219,10 +219,10 @@ func TestHandlerContextCancelWhileRunning(t *testing.T) {
 
 func TestHandlerCancelFromAnotherGoroutine(t *testing.T) {
 	info := Info{Name: "slow"}
-	h := NewHandler(&info, func(ctx context.Context, _ Invocation) (*Result, error) {
+	h := NewHandler(&info, func(ctx context.Context, _ *CallRequest) (*Result, error) {
 		<-ctx.Done()
 		return textResult("too late"), nil
-	})
+	}, nil)
 	go func() {
 		time.Sleep(10 * time.Millisecond)
 		_ = h.Cancel("stop")
@@ -239,7 +239,7 @@ func TestHandlerCancelFromAnotherGoroutine(t *testing.T) {
 
 func TestHandlerNilResult(t *testing.T) {
 	info := Info{Name: "nothing"}
-	h := NewHandler(&info, func(context.Context, Invocation) (*Result, error) { return nil, nil })
+	h := NewHandler(&info, func(context.Context, *CallRequest) (*Result, error) { return nil, nil }, nil)
 	var p *ProtocolError
 	if _, err := h.Invoke(context.Background(), Invocation{}); !errors.As(err, &p) {
 		t.Fatalf("got %v", err)
@@ -248,7 +248,7 @@ func TestHandlerNilResult(t *testing.T) {
 
 func TestCallHooks(t *testing.T) {
 	ts := newFuncs().add(Info{Name: "deploy", Library: Library{ID: "ops"}, Interactions: Capabilities{Confirm: true, Secret: true}},
-		func(ctx context.Context, inv Invocation) (*Result, error) {
+		func(ctx context.Context, c *CallRequest) (*Result, error) {
 			d, reason, err := Confirm(ctx, "rm -rf build", "clean build", []string{"rm", "-rf", "build"})
 			if err != nil {
 				return nil, err
@@ -314,9 +314,9 @@ func TestCallHooks(t *testing.T) {
 }
 
 func TestComposeFirstWins(t *testing.T) {
-	a := newFuncs().add(Info{Name: "x", Source: "a.py"}, func(context.Context, Invocation) (*Result, error) { return textResult("a"), nil })
-	b := newFuncs().add(Info{Name: "x", Source: "b.py"}, func(context.Context, Invocation) (*Result, error) { return textResult("b"), nil }).
-		add(Info{Name: "y"}, func(context.Context, Invocation) (*Result, error) { return textResult("y"), nil })
+	a := newFuncs().add(Info{Name: "x", Source: "a.py"}, func(context.Context, *CallRequest) (*Result, error) { return textResult("a"), nil })
+	b := newFuncs().add(Info{Name: "x", Source: "b.py"}, func(context.Context, *CallRequest) (*Result, error) { return textResult("b"), nil }).
+		add(Info{Name: "y"}, func(context.Context, *CallRequest) (*Result, error) { return textResult("y"), nil })
 	inv := Compose(a, b)
 	ctx := context.Background()
 	infos, err := inv.Tools(ctx)
@@ -380,13 +380,13 @@ func TestMask(t *testing.T) {
 func TestFormValidation(t *testing.T) {
 	info := Info{Name: "f", Interactions: Capabilities{Form: true, FormValidation: true}}
 	schema := json.RawMessage(`{"type":"object","required":["age"],"properties":{"age":{"type":"integer","minimum":0}}}`)
-	h := NewHandler(&info, func(ctx context.Context, _ Invocation) (*Result, error) {
+	h := NewHandler(&info, func(ctx context.Context, _ *CallRequest) (*Result, error) {
 		v, err := AskForm(ctx, "Age", "How old?", schema, true)
 		if err != nil {
 			return nil, err
 		}
 		return NormalizeValue(v)
-	})
+	}, nil)
 	ctx := context.Background()
 	step, err := h.Invoke(ctx, Invocation{})
 	if err != nil {

@@ -3,7 +3,9 @@ package tool
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"unicode"
 )
 
 // Info describes one tool: what the LLM sees (name, description, input
@@ -157,4 +159,29 @@ func writeJSONString(b *bytes.Buffer, s string) {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s) // a string always encodes
 	b.Truncate(b.Len() - 1)
+}
+
+// MaxNameLength bounds the length of a tool name, in characters.
+const MaxNameLength = 128
+
+// CheckName reports whether name is a valid tool name in an inventory: 1
+// to MaxNameLength characters, each a letter or a digit (of any script,
+// as Python identifiers allow), '_', '-', '.' or ':' (MCP tools are named
+// "<alias>::<tool>"). LLM APIs and MCP clients accept fewer characters:
+// WireNames maps inventory names to names they accept.
+func CheckName(name string) error {
+	if name == "" {
+		return errors.New("a tool needs a name")
+	}
+	n := 0
+	for _, r := range name {
+		n++
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-' || r == '.' || r == ':') {
+			return fmt.Errorf("invalid tool name %q: %q is not allowed (letters, digits, '_', '-', '.' and ':' are)", name, r)
+		}
+	}
+	if n > MaxNameLength {
+		return fmt.Errorf("invalid tool name %q: longer than %d characters", name, MaxNameLength)
+	}
+	return nil
 }

@@ -131,9 +131,9 @@ func normalizeValid(raw json.RawMessage) (*Result, error) {
 	if failed {
 		switch {
 		case errTruthy:
-			res.Error = rawString(errVal)
+			res.Error = rawText(errVal)
 		case failedRC:
-			res.Error = "Tool failed with return_code " + rawString(rc)
+			res.Error = "Tool failed with return_code " + rawText(rc)
 		case failedStatus:
 			var s string
 			_ = json.Unmarshal(status, &s)
@@ -278,27 +278,6 @@ func isZeroNumber(raw json.RawMessage) bool {
 		}
 	}
 	return true
-}
-
-// rawString renders a JSON value for an error text: a string as itself,
-// anything else as compact JSON.
-func rawString(raw json.RawMessage) string {
-	return strings.ToValidUTF8(rawString1(raw), "\uFFFD")
-}
-
-func rawString1(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) > 0 && raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
-		}
-	}
-	var b bytes.Buffer
-	if json.Compact(&b, raw) == nil {
-		return b.String()
-	}
-	return string(raw)
 }
 
 // pyStrip removes what Python's str.strip() removes: Unicode whitespace

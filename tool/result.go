@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Result is the normalized outcome of a completed call: the LCP result
@@ -74,7 +75,14 @@ func (r *Result) Traceback() string {
 	return s
 }
 
+// rawText renders a JSON value for people (what the LLM reads, error
+// texts): a string as itself, anything else as compact JSON, "null" when
+// empty; never invalid UTF-8.
 func rawText(raw json.RawMessage) string {
+	return strings.ToValidUTF8(rawText1(raw), "\uFFFD")
+}
+
+func rawText1(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return "null"

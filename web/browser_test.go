@@ -10,15 +10,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/lcptools/lcp"
 	"github.com/lcptools/lcp/tool"
-	"github.com/lcptools/lcp/web"
-	"github.com/lcptools/lcp/worker"
 )
 
 // chromium finds a Chromium or Chrome to drive; "" when there is none.
@@ -173,19 +170,15 @@ func TestBrowser(t *testing.T) {
 	// The inventory: the native test tools, and a Python library when
 	// python3 is there.
 	var inv tool.Toolset = testTools(t)
-	var srvp atomic.Pointer[web.Server]
 	havePython := false
 	if _, err := exec.LookPath("python3"); err == nil {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "greeter.py"), []byte(greeterPy), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		eng, err := lcp.New(context.Background(), &lcp.Config{ToolsFolders: []string{dir}, Workspace: dir,
-			OnOutput: func(o worker.Output) {
-				if s := srvp.Load(); s != nil {
-					s.Output(o.CallID, o.Stream, o.Data)
-				}
-			}})
+		// The page subscribes to the events of the calls it makes: what
+		// the Python tool prints reaches it without any wiring.
+		eng, err := lcp.New(context.Background(), &lcp.Config{ToolsFolders: []string{dir}, Workspace: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +186,6 @@ func TestBrowser(t *testing.T) {
 		havePython = true
 	}
 	e := newEnv(t, inv, nil)
-	srvp.Store(e.srv)
 
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chrome),

@@ -127,6 +127,7 @@ func (s *Server) run(ctx context.Context, c *call, toolCtx map[string]any) {
 		OnResponse: func(r *tool.Request, _ tool.Response) {
 			s.waitLogged(r.ID)
 		},
+		OnEvent: s.Event,
 	})
 	engineErr := err != nil
 	if err != nil {

@@ -63,6 +63,7 @@ func testTools(t testing.TB) *native.Toolset {
 		mustTool(t, tool.Info{Name: "guarded", Description: "Deletes things after approval.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"what":{"type":"string","default":"build/"}}}`)},
 			func(ctx context.Context, a map[string]any) (any, error) {
+				tool.CallFromContext(ctx).Emit(tool.Event{Kind: tool.EventOutput, Stream: "stdout", Text: "working…\n"})
 				d, reason, err := tool.Confirm(ctx, "rm -rf "+str(a, "what"), "delete", []string{"rm", "-rf", str(a, "what")})
 				if err != nil {
 					return nil, err

@@ -164,13 +164,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// Output adds text a tool printed to the event log (callID names the call,
-// stream is "stdout" or "stderr"). lcp serve wires it to the engine's
-// OnOutput; text is shown as printed, so a tool must not print secrets.
-func (s *Server) Output(callID, stream, text string) {
-	if text == "" {
+// Event adds a call's event to the event log: what a tool printed (its
+// text is shown as printed, so a tool must not print secrets). The calls
+// the page makes subscribe to their own events; a host that runs calls
+// elsewhere may hand their events here too (lcp.Config.OnEvent).
+// Progress and log records are not shown.
+func (s *Server) Event(e tool.Event) {
+	if e.Kind != tool.EventOutput || e.Text == "" {
 		return
 	}
+	callID, stream, text := e.CallID, e.Stream, e.Text
 	const maxChunk = 16 << 10
 	if len(text) > maxChunk {
 		text = cutUTF8(text, maxChunk) + "… (output cut)"

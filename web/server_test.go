@@ -526,9 +526,8 @@ func TestReconnect(t *testing.T) {
 func TestOutput(t *testing.T) {
 	e := newEnv(t, testTools(t), nil)
 	s := e.follow(0)
-	id := e.call("guarded", `{}`)
+	id := e.call("guarded", `{}`) // it prints before it asks
 	e.waitPending(1)
-	e.srv.Output(id, "stdout", "working…\n")
 	ev := s.next("output", func(ev web.Event) bool { return ev.Type == web.EventOutput })
 	if diff := cmp.Diff(web.OutputEvent{CallID: id, Tool: "guarded", Stream: "stdout", Text: "working…\n"}, *ev.Output); diff != "" {
 		t.Errorf("output mismatch (-want +got):\n%s", diff)

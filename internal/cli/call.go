@@ -18,20 +18,26 @@ import (
 	"github.com/spf13/cobra"
 )
 
-type callOptions struct {
+// CallOptions are the options of lcp call.
+type CallOptions struct {
+	env *Env
+	ctx context.Context
+
 	inv      inventoryFlags
+	approval approvalFlags
+	tool     string   // the TOOL argument
+	pairs    []string // the key=value arguments
 	args     string
 	context  string
 	json     bool
-	yes      bool
-	approve  string
 	batch    string
 	mounts   []string
 	maxInput int64
 }
 
-func newCallCmd(env *Env) *cobra.Command {
-	o := &callOptions{maxInput: 64 << 20}
+// NewCmdCall returns lcp call; runF runs it (nil: runCall).
+func NewCmdCall(env *Env, runF func(*CallOptions) error) *cobra.Command {
+	o := &CallOptions{env: env, maxInput: 64 << 20}
 	cmd := &cobra.Command{
 		Use:   "call TOOL [--args JSON | key=value ...]",
 		Short: "Run one tool call (or a batch) and print the result",
@@ -59,36 +65,41 @@ against one engine and prints one result line per input line.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error { return runCall(cmd, env, o, args) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.ctx = cmd.Context()
+			if len(args) > 0 {
+				o.tool, o.pairs = args[0], args[1:]
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return runCall(o)
+		},
 	}
 	o.inv.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&o.args, "args", "", "the arguments as a JSON `object`")
 	f.StringVar(&o.context, "context", "", "the tool_context as a JSON `object`")
 	f.BoolVar(&o.json, "json", false, "print the result object as JSON")
-	f.BoolVarP(&o.yes, "yes", "y", false, "approve every confirmation (same as --approve=allow)")
-	f.StringVar(&o.approve, "approve", "ask", "approval `policy`: ask, allow or reject")
+	o.approval.register(f, true, "")
 	f.StringVar(&o.batch, "batch", "", "run the calls of a JSONL `file` (- for stdin)")
 	f.StringArrayVar(&o.mounts, "mount", nil, "mount a tool `library` by name first (from the folders or the built-in library; repeatable)")
 	return cmd
 }
 
-// responder builds what answers the tools' confirmations and questions.
-func (o *callOptions) responder(env *Env) (func(context.Context, *tool.Request) tool.Response, func(), error) {
-	approval, err := hitl.ParseApproval(o.approve)
+// terminalBroker builds the broker that answers the tools' confirmations
+// and questions on the terminal (or, without one, as the flags say).
+// batchStdin says that standard input carries data, so the terminal must
+// be opened apart. It returns the broker and the function that closes it.
+func terminalBroker(env *Env, approval *approvalFlags, batchStdin bool) (*hitl.Broker, func(), error) {
+	policy, err := approval.policy()
 	if err != nil {
-		return nil, nil, &usageError{err}
+		return nil, nil, err
 	}
-	if o.yes {
-		if approval == hitl.ApproveReject {
-			return nil, nil, usagef("--yes contradicts --approve=reject")
-		}
-		approval = hitl.ApproveAllow
-	}
-	var fe hitl.FrontEnd = hitl.Unattended{}
+	var fe hitl.FrontEnd = unattended
 	var closers []func()
 	tty := env.TTY
-	if o.batch == "-" {
+	if batchStdin {
 		// Standard input carries the batch: ask on the controlling
 		// terminal, when there is one.
 		tty = nil
@@ -104,7 +115,7 @@ func (o *callOptions) responder(env *Env) (func(context.Context, *tool.Request) 
 		fe = t
 		closers = append([]func(){func() { _ = t.Close() }}, closers...)
 	}
-	broker := hitl.New(fe, &hitl.Options{Policy: hitl.Policy{Approve: approval}})
+	broker := hitl.New(fe, &hitl.Options{Policy: policy})
 	// The broker closes first: it withdraws open prompts and waits until
 	// the terminal is restored.
 	closers = append([]func(){func() { _ = broker.Close() }}, closers...)
@@ -113,11 +124,11 @@ func (o *callOptions) responder(env *Env) (func(context.Context, *tool.Request) 
 			c()
 		}
 	}
-	return broker.Respond, cleanup, nil
+	return broker, cleanup, nil
 }
 
-func runCall(cmd *cobra.Command, env *Env, o *callOptions, args []string) error {
-	ctx := cmd.Context()
+func runCall(o *CallOptions) error {
+	ctx, env := o.ctx, o.env
 	var toolCtx map[string]any
 	if o.context != "" {
 		if err := json.Unmarshal([]byte(o.context), &toolCtx); err != nil || toolCtx == nil {
@@ -127,29 +138,29 @@ func runCall(cmd *cobra.Command, env *Env, o *callOptions, args []string) error 
 	var callArgs json.RawMessage
 	if o.batch == "" {
 		var err error
-		if callArgs, err = parseCallArgs(o.args, args[1:]); err != nil {
+		if callArgs, err = parseCallArgs(o.args, o.pairs); err != nil {
 			return err
 		}
 	}
-	respond, cleanup, err := o.responder(env)
+	broker, cleanup, err := terminalBroker(env, &o.approval, o.batch == "-")
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	eng, err := o.inv.engine(ctx, func(c *lcp.Config) { c.Respond = respond })
+	eng, err := o.inv.engine(ctx, func(c *lcp.Config) { c.Respond = broker.Respond })
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
 	for _, lib := range o.mounts {
-		if _, err := eng.Binding().MountToolLibrary(lib); err != nil {
+		if _, err := eng.MountToolLibrary(lib); err != nil {
 			return usagef("--mount %s: %v", lib, err)
 		}
 	}
 	if o.batch != "" {
 		return runBatch(ctx, env, eng, o, toolCtx)
 	}
-	res, callErr := eng.Call(ctx, args[0], callArgs, &lcp.CallOptions{Context: toolCtx})
+	res, callErr := eng.Call(ctx, o.tool, callArgs, &tool.CallOptions{Context: toolCtx})
 	if callErr != nil {
 		res = tool.ErrorResult(callErr)
 	}
@@ -237,7 +248,7 @@ func printResult(env *Env, res *tool.Result) {
 // runBatch runs each line {"tool","args"} in order and prints one result
 // line per input line. A malformed line gets an error result (400) and the
 // batch goes on.
-func runBatch(ctx context.Context, env *Env, eng *lcp.Engine, o *callOptions, toolCtx map[string]any) error {
+func runBatch(ctx context.Context, env *Env, eng *lcp.Engine, o *CallOptions, toolCtx map[string]any) error {
 	var in io.Reader
 	if o.batch == "-" {
 		in = env.Stdin
@@ -307,7 +318,7 @@ func runBatchLine(ctx context.Context, eng *lcp.Engine, n int, line []byte, tool
 	if t := bytes.TrimSpace(c.Args); len(t) > 0 && t[0] != '{' && string(t) != "null" {
 		return badLine(n, `"args" must be a JSON object`)
 	}
-	res, err := eng.Call(ctx, *c.Tool, c.Args, &lcp.CallOptions{Context: toolCtx})
+	res, err := eng.Call(ctx, *c.Tool, c.Args, &tool.CallOptions{Context: toolCtx})
 	if err != nil {
 		return tool.ErrorResult(err)
 	}

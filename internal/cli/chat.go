@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"sync"
 	"syscall"
@@ -27,8 +26,13 @@ const defaultSystemPrompt = "You are a helpful assistant. Use the tools when the
 // maxChatLine bounds one line the user types.
 const maxChatLine = 1 << 20
 
-type chatOptions struct {
+// ChatOptions are the options of lcp chat.
+type ChatOptions struct {
+	env *Env
+	ctx context.Context
+
 	inv         inventoryFlags
+	approval    approvalFlags
 	model       string
 	modelName   string
 	system      string
@@ -40,12 +44,11 @@ type chatOptions struct {
 	temperatureSet bool
 	llmTimeout     time.Duration
 	stream         bool
-	yes            bool
-	approve        string
 }
 
-func newChatCmd(env *Env) *cobra.Command {
-	o := &chatOptions{}
+// NewCmdChat returns lcp chat; runF runs it (nil: runChat).
+func NewCmdChat(env *Env, runF func(*ChatOptions) error) *cobra.Command {
+	o := &ChatOptions{env: env}
 	cmd := &cobra.Command{
 		Use:   "chat --model URL[#MODEL] [--prompt TEXT]",
 		Short: "Chat with an LLM that uses the tools (the agent loop)",
@@ -75,7 +78,11 @@ questions take their default answer or are declined.`,
 				o.stream = env.stdoutIsTerminal()
 			}
 			o.temperatureSet = cmd.Flags().Changed("temperature")
-			return runChat(cmd, env, o)
+			o.ctx = cmd.Context()
+			if runF != nil {
+				return runF(o)
+			}
+			return runChat(o)
 		},
 	}
 	o.inv.register(cmd.Flags())
@@ -89,13 +96,12 @@ questions take their default answer or are declined.`,
 	f.Float64Var(&o.temperature, "temperature", 0, "sampling temperature (default: the server's)")
 	f.DurationVar(&o.llmTimeout, "llm-timeout", llm.DefaultTimeout, "time limit of each model request (of each wait when streaming)")
 	f.BoolVar(&o.stream, "stream", false, "stream the answers (default: on when stdout is a terminal)")
-	f.BoolVarP(&o.yes, "yes", "y", false, "approve every confirmation (same as --approve=allow)")
-	f.StringVar(&o.approve, "approve", "ask", "approval `policy`: ask, allow or reject")
+	o.approval.register(f, true, "")
 	return cmd
 }
 
 // client builds the model client the flags and the environment describe.
-func (o *chatOptions) client(env *Env) (*llm.Client, error) {
+func (o *ChatOptions) client(env *Env) (*llm.Client, error) {
 	spec := o.model
 	if spec == "" {
 		spec = env.Getenv("LCP_MODEL")
@@ -147,7 +153,7 @@ func pickModel(ctx context.Context, c *llm.Client) error {
 // chatSession is one run of lcp chat.
 type chatSession struct {
 	env    *Env
-	o      *chatOptions
+	o      *ChatOptions
 	eng    *lcp.Engine
 	client *llm.Client
 	opts   *agent.Options
@@ -163,15 +169,16 @@ var (
 	errTerminated  = errors.New("terminated")
 )
 
-func runChat(cmd *cobra.Command, env *Env, o *chatOptions) error {
+func runChat(o *ChatOptions) error {
+	env := o.env
 	client, err := o.client(env)
 	if err != nil {
 		return err
 	}
 	// Ctrl-C must cancel a turn, not the program: the command's context
 	// is cancelled by the first signal, so the session runs under its own
-	// context and handles the signals itself.
-	parent := cmd.Context()
+	// context and takes the signals from the Env itself.
+	parent := o.ctx
 	base, stopAll := context.WithCancelCause(context.WithoutCancel(parent))
 	defer stopAll(nil)
 	s := &chatSession{env: env, o: o, client: client, conv: agent.NewConversation()}
@@ -181,12 +188,12 @@ func runChat(cmd *cobra.Command, env *Env, o *chatOptions) error {
 	if err := pickModel(base, client); err != nil {
 		return err
 	}
-	approval := &callOptions{approve: o.approve, yes: o.yes}
-	respond, cleanup, err := approval.responder(env)
+	broker, cleanup, err := terminalBroker(env, &o.approval, false)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
+	respond := broker.Respond
 	eng, err := o.inv.engine(base, func(c *lcp.Config) {
 		c.Respond = respond
 		c.DynamicPrompts = true
@@ -223,8 +230,7 @@ func runChat(cmd *cobra.Command, env *Env, o *chatOptions) error {
 // when the command's context is cancelled for another reason than a
 // signal. It returns the function that stops it.
 func (s *chatSession) handleSignals(parent context.Context, stopAll context.CancelCauseFunc) func() {
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	sigs, stop := s.env.signals(os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() {
 		parentDone := parent.Done()
@@ -234,7 +240,8 @@ func (s *chatSession) handleSignals(parent context.Context, stopAll context.Canc
 				return
 			case <-parentDone:
 				cause := context.Cause(parent)
-				if !isSignalCause(cause) {
+				var sig *signalError
+				if !errors.As(cause, &sig) {
 					stopAll(cause)
 					return
 				}
@@ -258,17 +265,9 @@ func (s *chatSession) handleSignals(parent context.Context, stopAll context.Canc
 		}
 	}()
 	return func() {
-		signal.Stop(sigs)
+		stop()
 		close(done)
 	}
-}
-
-// isSignalCause reports whether a context was cancelled by
-// signal.NotifyContext, whose cause describes the signal ("interrupt signal
-// received"). Its error also matches context.Canceled, so the text is what
-// tells it apart.
-func isSignalCause(err error) bool {
-	return err != nil && strings.HasSuffix(err.Error(), " signal received")
 }
 
 // turn runs one turn of the agent loop under a context Ctrl-C cancels.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"regexp"
@@ -13,13 +14,18 @@ import (
 	"github.com/spf13/cobra"
 )
 
-type checkOptions struct {
+// CheckOptions are the options of lcp check.
+type CheckOptions struct {
+	env *Env
+	ctx context.Context
+
 	inv  inventoryFlags
 	json bool
 }
 
-func newCheckCmd(env *Env) *cobra.Command {
-	o := &checkOptions{}
+// NewCmdCheck returns lcp check; runF runs it (nil: runCheck).
+func NewCmdCheck(env *Env, runF func(*CheckOptions) error) *cobra.Command {
+	o := &CheckOptions{env: env}
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Report problems in tool files",
@@ -28,15 +34,21 @@ nested in functions or classes that cannot be called, parameters without a
 docstring line, prompt functions without their tool, missing paths and
 unreadable files. Exits with status 1 when an error is found.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runCheck(cmd, env, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.ctx = cmd.Context()
+			if runF != nil {
+				return runF(o)
+			}
+			return runCheck(o)
+		},
 	}
 	o.inv.register(cmd.Flags())
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the diagnostics as a JSON array")
 	return cmd
 }
 
-func runCheck(cmd *cobra.Command, env *Env, o *checkOptions) error {
-	ctx := cmd.Context()
+func runCheck(o *CheckOptions) error {
+	ctx, env := o.ctx, o.env
 	eng, err := o.inv.engine(ctx, nil)
 	if err != nil {
 		return err
@@ -46,7 +58,7 @@ func runCheck(cmd *cobra.Command, env *Env, o *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	diags := append(eng.Diagnostics(ctx), riskyPatterns(eng.Binding().Files())...)
+	diags := append(eng.Diagnostics(ctx), riskyPatterns(eng.Files())...)
 	errorsFound := 0
 	for _, d := range diags {
 		if d.Severity == "error" {

@@ -1,7 +1,9 @@
 // Package cli implements the lcp command. Each subcommand lives in its own
-// file with an options struct, a constructor that takes the Env, and a run
-// function that does the work, so flag parsing and behaviour are tested
-// apart. Errors become exit codes in one place (ExitCode).
+// file, in the GitHub CLI's shape: an options struct (XOptions), a
+// constructor NewCmdX(env, runF) that parses the flags into it and hands
+// it to runF (tests pass their own, to check flag parsing without running
+// anything; nil means the real run function), and the run function that
+// does the work. Errors become exit codes in one place (ExitCode).
 package cli
 
 import (
@@ -34,16 +36,39 @@ type Env struct {
 	Getenv func(string) string
 	// Args are the command-line arguments without the program name.
 	Args []string
+	// Notify and StopNotify relay the process's signals, as signal.Notify
+	// and signal.Stop do (their defaults when nil): Main cancels the
+	// command on SIGINT or SIGTERM, and lcp chat takes Ctrl-C for itself.
+	Notify     func(c chan<- os.Signal, sig ...os.Signal)
+	StopNotify func(c chan<- os.Signal)
 }
 
 // System returns the Env of the running process.
 func System() *Env {
-	env := &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Args: os.Args[1:], OpenTTY: term.OpenTTY}
+	env := &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Args: os.Args[1:], OpenTTY: term.OpenTTY,
+		Notify: signal.Notify, StopNotify: signal.Stop}
 	if xterm.IsTerminal(int(os.Stdin.Fd())) && xterm.IsTerminal(int(os.Stderr.Fd())) {
 		env.TTY = os.Stdin
 	}
 	return env
 }
+
+// signals relays sigs to a new channel until the returned function is
+// called.
+func (e *Env) signals(sigs ...os.Signal) (<-chan os.Signal, func()) {
+	notify, stop := e.Notify, e.StopNotify
+	if notify == nil {
+		notify, stop = signal.Notify, signal.Stop
+	}
+	ch := make(chan os.Signal, 2)
+	notify(ch, sigs...)
+	return ch, func() { stop(ch) }
+}
+
+// signalError is the cause of a command's context cancelled by a signal.
+type signalError struct{ sig os.Signal }
+
+func (e *signalError) Error() string { return e.sig.String() + " signal received" }
 
 // stdoutIsTerminal reports whether humans read stdout (tables and colour).
 func (e *Env) stdoutIsTerminal() bool {
@@ -99,10 +124,21 @@ func ExitCode(err error) int {
 
 // Main runs the lcp command and returns the exit code. Errors are printed
 // on stderr as one line.
-func Main(env *Env) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+func Main(env *Env) int { return run1(env, NewRoot(env)) }
+
+// run1 runs root as Main does.
+func run1(env *Env, root *cobra.Command) int {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs, stop := env.signals(os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	root := NewRoot(env)
+	go func() {
+		select {
+		case sig := <-sigs:
+			cancel(&signalError{sig})
+		case <-ctx.Done():
+		}
+	}()
 	root.SetArgs(env.Args)
 	err := root.ExecuteContext(ctx)
 	if err != nil {
@@ -123,12 +159,12 @@ func oneLine(s string) string {
 
 // commands lists the constructors of the subcommands, in help order.
 var commands = []func(*Env) *cobra.Command{
-	newListCmd,
-	newCheckCmd,
-	newCallCmd,
-	newChatCmd,
-	newMCPCmd,
-	newServeCmd,
+	func(env *Env) *cobra.Command { return NewCmdList(env, nil) },
+	func(env *Env) *cobra.Command { return NewCmdCheck(env, nil) },
+	func(env *Env) *cobra.Command { return NewCmdCall(env, nil) },
+	func(env *Env) *cobra.Command { return NewCmdChat(env, nil) },
+	func(env *Env) *cobra.Command { return NewCmdMCP(env, nil) },
+	func(env *Env) *cobra.Command { return NewCmdServe(env, nil) },
 }
 
 // NewRoot returns the lcp root command.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,7 +13,11 @@ import (
 	"github.com/spf13/cobra"
 )
 
-type listOptions struct {
+// ListOptions are the options of lcp list.
+type ListOptions struct {
+	env *Env
+	ctx context.Context
+
 	inv     inventoryFlags
 	format  string
 	json    bool
@@ -20,8 +25,9 @@ type listOptions struct {
 	dynamic bool
 }
 
-func newListCmd(env *Env) *cobra.Command {
-	o := &listOptions{}
+// NewCmdList returns lcp list; runF runs it (nil: runList).
+func NewCmdList(env *Env, runF func(*ListOptions) error) *cobra.Command {
+	o := &ListOptions{env: env}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "Discover tools and print their specs",
@@ -29,7 +35,13 @@ func newListCmd(env *Env) *cobra.Command {
 from source. --dynamic applies tool_<name>_prompt functions (this loads the
 libraries that have them); --prompts prints the libraries' system prompts.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runList(cmd, env, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.ctx = cmd.Context()
+			if runF != nil {
+				return runF(o)
+			}
+			return runList(o)
+		},
 	}
 	o.inv.register(cmd.Flags())
 	cmd.Flags().StringVar(&o.format, "format", "lcp", "spec `format`: lcp, openai, anthropic or mcp")
@@ -39,8 +51,8 @@ libraries that have them); --prompts prints the libraries' system prompts.`,
 	return cmd
 }
 
-func runList(cmd *cobra.Command, env *Env, o *listOptions) error {
-	ctx := cmd.Context()
+func runList(o *ListOptions) error {
+	ctx, env := o.ctx, o.env
 	format, err := tool.ParseFormat(o.format)
 	if err != nil {
 		return &usageError{err}
@@ -55,7 +67,7 @@ func runList(cmd *cobra.Command, env *Env, o *listOptions) error {
 		return err
 	}
 	if o.prompts {
-		return printPrompts(env, eng, cmd, o.json)
+		return printPrompts(ctx, env, eng, o.json)
 	}
 	if o.json {
 		specs := make([]json.RawMessage, len(infos))
@@ -81,8 +93,8 @@ func countProblems(ds []tool.Diagnostic) int {
 	return n
 }
 
-func printPrompts(env *Env, eng *lcp.Engine, cmd *cobra.Command, asJSON bool) error {
-	prompts := eng.SystemPrompts(cmd.Context())
+func printPrompts(ctx context.Context, env *Env, eng *lcp.Engine, asJSON bool) error {
+	prompts := eng.SystemPrompts(ctx)
 	if asJSON {
 		if prompts == nil {
 			return writeJSON(env.Stdout, []any{})
@@ -95,7 +107,7 @@ func printPrompts(env *Env, eng *lcp.Engine, cmd *cobra.Command, asJSON bool) er
 	for _, p := range prompts {
 		fmt.Fprintf(env.Stdout, "== %s (%s)\n%s\n\n", p.Library, p.File, strings.TrimRight(p.Text, "\n"))
 	}
-	for _, d := range eng.Diagnostics(cmd.Context()) {
+	for _, d := range eng.Diagnostics(ctx) {
 		if d.Code == "prompt-failed" {
 			fmt.Fprintln(env.Stderr, d)
 		}

@@ -17,21 +17,26 @@ import (
 	"github.com/lcptools/lcp/mcp"
 )
 
-type mcpOptions struct {
-	inv     inventoryFlags
-	http    string
-	token   string
-	origins []string
-	hosts   []string
-	yes     bool
-	approve string
-	verbose bool
+// MCPOptions are the options of lcp mcp.
+type MCPOptions struct {
+	env *Env
+	ctx context.Context
+
+	inv      inventoryFlags
+	approval approvalFlags
+	http     string
+	useHTTP  bool // --http was given (an empty ADDR means the default)
+	token    string
+	origins  []string
+	hosts    []string
+	verbose  bool
 	// ready, when set, gets the endpoint's URL once it listens (tests).
 	ready func(url string)
 }
 
-func newMCPCmd(env *Env) *cobra.Command {
-	o := &mcpOptions{}
+// NewCmdMCP returns lcp mcp; runF runs it (nil: runMCP).
+func NewCmdMCP(env *Env, runF func(*MCPOptions) error) *cobra.Command {
+	o := &MCPOptions{env: env}
 	cmd := &cobra.Command{
 		Use:   "mcp [--http ADDR] [--token T]",
 		Short: "Serve the tools to MCP clients (stdio by default, or streamable HTTP)",
@@ -50,7 +55,11 @@ origins and other Host names are refused. Another address needs a bearer
 token (--token, or $LCP_MCP_TOKEN), which every request must then carry.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runMCP(cmd.Context(), env, o, cmd.Flags().Changed("http"))
+			o.ctx, o.useHTTP = cmd.Context(), cmd.Flags().Changed("http")
+			if runF != nil {
+				return runF(o)
+			}
+			return runMCP(o)
 		},
 	}
 	o.inv.register(cmd.Flags())
@@ -59,22 +68,16 @@ token (--token, or $LCP_MCP_TOKEN), which every request must then carry.`,
 	f.StringVar(&o.token, "token", "", "bearer `token` HTTP requests must carry (default: $LCP_MCP_TOKEN)")
 	f.StringArrayVar(&o.origins, "allow-origin", nil, "an `origin` (scheme://host[:port]) whose pages may call the HTTP endpoint (repeatable)")
 	f.StringArrayVar(&o.hosts, "allow-host", nil, "a Host `name` accepted besides loopback, e.g. behind a proxy (repeatable)")
-	f.BoolVarP(&o.yes, "yes", "y", false, "approve every confirmation (same as --approve=allow)")
-	f.StringVar(&o.approve, "approve", "ask", "approval `policy`: ask (the client's user decides), allow or reject")
+	o.approval.register(f, true, "the client's user")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "log the MCP traffic's events on stderr (never answer values)")
 	return cmd
 }
 
-func runMCP(ctx context.Context, env *Env, o *mcpOptions, useHTTP bool) error {
-	approval, err := hitl.ParseApproval(o.approve)
+func runMCP(o *MCPOptions) error {
+	ctx, env, useHTTP := o.ctx, o.env, o.useHTTP
+	policy, err := o.approval.policy()
 	if err != nil {
-		return &usageError{err}
-	}
-	if o.yes {
-		if approval == hitl.ApproveReject {
-			return usagef("--yes contradicts --approve=reject")
-		}
-		approval = hitl.ApproveAllow
+		return err
 	}
 	token := o.token
 	if token == "" && env.Getenv != nil {
@@ -101,7 +104,9 @@ func runMCP(ctx context.Context, env *Env, o *mcpOptions, useHTTP bool) error {
 	if o.verbose {
 		logger = slog.New(slog.NewTextHandler(env.Stderr, nil))
 	}
-	broker := hitl.New(hitl.Unattended{}, &hitl.Options{Policy: hitl.Policy{Approve: approval}, Logger: logger})
+	// One broker for every session: the sessions' front ends ask through
+	// it, and calls a Python tool makes itself get the unattended answer.
+	broker := hitl.New(unattended, &hitl.Options{Policy: policy, Logger: logger})
 	defer broker.Close()
 	eng, err := o.inv.engine(ctx, func(cfg *lcp.Config) {
 		cfg.DynamicPrompts = true
@@ -118,16 +123,11 @@ func runMCP(ctx context.Context, env *Env, o *mcpOptions, useHTTP bool) error {
 		}
 	}
 
-	unattended := mcp.RejectUnattended
-	if approval == hitl.ApproveAllow {
-		unattended = mcp.AllowUnattended
-	}
 	srv := mcp.NewServer(eng, &mcp.ServerOptions{
 		Name:         "lcp",
 		Instructions: instructions(ctx, eng),
-		Broker:       broker.Respond,
-		WithFrontEnd: func(ctx context.Context, fe mcp.FrontEnd) context.Context { return hitl.WithFrontEnd(ctx, fe) },
-		Unattended:   unattended,
+		Broker:       broker,
+		Unattended:   mcpUnattended(policy),
 		Logger:       logger,
 	})
 	defer srv.Close()

@@ -120,15 +120,16 @@ func TestMCPCommandOverStdio(t *testing.T) {
 // TestMCPCommandOverHTTP serves over HTTP with a token.
 func TestMCPCommandOverHTTP(t *testing.T) {
 	needPython(t)
-	o := &mcpOptions{http: "127.0.0.1:0", token: "0123456789abcdef-token", approve: "ask"}
+	o := &MCPOptions{http: "127.0.0.1:0", useHTTP: true, token: "0123456789abcdef-token", approval: approvalFlags{approve: "ask"}}
 	o.inv.tools = []string{pythonTools(t)}
 	urls := make(chan string, 1)
 	o.ready = func(u string) { urls <- u }
 	var stderr syncBuffer
 	env := &Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" }}
 	ctx, cancel := context.WithCancel(context.Background())
+	o.env, o.ctx = env, ctx
 	done := make(chan error, 1)
-	go func() { done <- runMCP(ctx, env, o, true) }()
+	go func() { done <- runMCP(o) }()
 	var url string
 	select {
 	case url = <-urls:

@@ -10,30 +10,34 @@ import (
 	"net/url"
 	"os/exec"
 	"runtime"
-	"sync/atomic"
 	"time"
 
 	"github.com/lcptools/lcp"
 	"github.com/lcptools/lcp/hitl"
+	"github.com/lcptools/lcp/tool"
 	"github.com/lcptools/lcp/web"
-	"github.com/lcptools/lcp/worker"
 	"github.com/spf13/cobra"
 )
 
-type serveOptions struct {
+// ServeOptions are the options of lcp serve.
+type ServeOptions struct {
+	env *Env
+	ctx context.Context
+
 	inv         inventoryFlags
+	approval    approvalFlags
 	addr        string
 	open        bool
 	allowRemote bool
 	token       string
-	approve     string
 	verbose     bool
 	// ready, when set, gets the page's URL once the server listens (tests).
 	ready func(url string)
 }
 
-func newServeCmd(env *Env) *cobra.Command {
-	o := &serveOptions{}
+// NewCmdServe returns lcp serve; runF runs it (nil: runServe).
+func NewCmdServe(env *Env, runF func(*ServeOptions) error) *cobra.Command {
+	o := &ServeOptions{env: env}
 	cmd := &cobra.Command{
 		Use:   "serve [--addr ADDR] [--open]",
 		Short: "Serve the web page: run tools and answer their questions in a browser",
@@ -45,7 +49,13 @@ The page listens on the loopback interface (--addr 127.0.0.1:7777). Another
 address needs --allow-remote; the printed URL then carries the session token
 (--token, or $LCP_SERVE_TOKEN, or a random one), without which nothing is served.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), env, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.ctx = cmd.Context()
+			if runF != nil {
+				return runF(o)
+			}
+			return runServe(o)
+		},
 	}
 	o.inv.register(cmd.Flags())
 	f := cmd.Flags()
@@ -53,18 +63,19 @@ address needs --allow-remote; the printed URL then carries the session token
 	f.BoolVar(&o.open, "open", false, "open the page in the default browser")
 	f.BoolVar(&o.allowRemote, "allow-remote", false, "allow an address other machines can reach (the page then needs its token)")
 	f.StringVar(&o.token, "token", "", "session `token` (default: $LCP_SERVE_TOKEN, else random)")
-	f.StringVar(&o.approve, "approve", "ask", "approval `policy`: ask (the page decides), allow or reject")
+	o.approval.register(f, false, "the page")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "log requests and answers (never their values) on stderr")
 	return cmd
 }
 
-func runServe(ctx context.Context, env *Env, o *serveOptions) error {
+func runServe(o *ServeOptions) error {
+	ctx, env := o.ctx, o.env
 	if err := web.CheckAddr(o.addr, o.allowRemote); err != nil {
 		return &usageError{err}
 	}
-	approval, err := hitl.ParseApproval(o.approve)
+	policy, err := o.approval.policy()
 	if err != nil {
-		return &usageError{err}
+		return err
 	}
 	host, _, _ := net.SplitHostPort(o.addr)
 	remote := !web.IsLoopbackHost(host)
@@ -81,16 +92,19 @@ func runServe(ctx context.Context, env *Env, o *serveOptions) error {
 		logger = slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	// Nobody but the page answers: requests wait for it (nil front end).
-	broker := hitl.New(nil, &hitl.Options{Policy: hitl.Policy{Approve: approval}, Logger: logger})
+	broker := hitl.New(nil, &hitl.Options{Policy: policy, Logger: logger})
 	defer broker.Close()
 
-	var page atomic.Pointer[web.Server]
+	// The page subscribes to the events of the calls it makes; what the
+	// workers print outside any call goes to the log.
 	eng, err := o.inv.engine(ctx, func(c *lcp.Config) {
 		c.Respond = broker.Respond
 		c.Logger = logger
-		c.OnOutput = func(out worker.Output) {
-			if s := page.Load(); s != nil {
-				s.Output(out.CallID, out.Stream, out.Data)
+		if logger != nil {
+			c.OnEvent = func(e tool.Event) {
+				if e.CallID == "" && e.Kind == tool.EventOutput {
+					logger.Debug("worker output", "stream", e.Stream, "text", e.Text)
+				}
 			}
 		}
 	})
@@ -104,7 +118,6 @@ func runServe(ctx context.Context, env *Env, o *serveOptions) error {
 		hosts = append(hosts, host)
 	}
 	srv := web.NewServer(eng, broker, &web.Options{Token: token, Remote: remote, Hosts: hosts, Logger: logger})
-	page.Store(srv)
 	defer srv.Close()
 
 	ln, err := net.Listen("tcp", o.addr)

@@ -74,13 +74,14 @@ def tool_hello(name: str, user_interaction_handler=None):
 	var stdout, stderr lockedBuffer
 	env := &Env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }}
 	ready := make(chan string, 1)
-	o := &serveOptions{addr: "127.0.0.1:0", approve: "ask", ready: func(u string) { ready <- u }}
+	o := &ServeOptions{env: env, addr: "127.0.0.1:0", approval: approvalFlags{approve: "ask"}, ready: func(u string) { ready <- u }}
 	o.inv.tools = []string{dir}
 	o.inv.workspace = dir
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- runServe(ctx, env, o) }()
+	o.ctx = ctx
+	go func() { done <- runServe(o) }()
 	var base string
 	select {
 	case base = <-ready:

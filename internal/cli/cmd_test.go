@@ -1,0 +1,214 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/cobra"
+
+	"github.com/lcptools/lcp/hitl"
+)
+
+// parse runs a command's flag parsing with a run function that only
+// keeps the options, and returns the error cobra or the run function gave.
+func parse(t *testing.T, cmd *cobra.Command, args ...string) error {
+	t.Helper()
+	cmd.SetArgs(args)
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	return cmd.Execute()
+}
+
+func testEnv() *Env {
+	return &Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }}
+}
+
+func TestCallFlags(t *testing.T) {
+	var got *CallOptions
+	cmd := NewCmdCall(testEnv(), func(o *CallOptions) error { got = o; return nil })
+	err := parse(t, cmd, "--tools", "a", "--tools", "b", "--file", "f.py", "--host-config", "h.json", "--workspace", "/w",
+		"--python", "py3", "--timeout", "30s", "--no-coerce", "--llm", "http://x/v1#m", "--mcp-config", "m.json",
+		"--context", `{"user":"ada"}`, "--json", "-y", "--mount", "lib1", "--mount", "lib2",
+		"tool_greet", "name=Ada", "n=5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := inventoryFlags{tools: []string{"a", "b"}, files: []string{"f.py"}, hostConfig: "h.json", workspace: "/w", python: "py3",
+		timeout: 30 * time.Second, noCoerce: true, llm: "http://x/v1#m", mcpConfig: "m.json"}
+	if diff := cmp.Diff(want, got.inv, cmp.AllowUnexported(inventoryFlags{}), cmp.Comparer(func(a, b func(string) string) bool { return true })); diff != "" {
+		t.Errorf("inventory flags mismatch (-want +got):\n%s", diff)
+	}
+	if got.tool != "tool_greet" || !cmp.Equal(got.pairs, []string{"name=Ada", "n=5"}) || got.context != `{"user":"ada"}` || !got.json ||
+		!got.approval.yes || got.approval.approve != "ask" || !cmp.Equal(got.mounts, []string{"lib1", "lib2"}) {
+		t.Errorf("options %+v", got)
+	}
+	p, err := got.approval.policy()
+	if err != nil || p.Approve != hitl.ApproveAllow {
+		t.Errorf("policy %+v, %v", p, err)
+	}
+
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "call needs a TOOL name"},
+		{[]string{"--batch", "x.jsonl", "tool"}, "--batch takes no TOOL argument"},
+		{[]string{"--timeout", "soon", "t"}, "invalid argument"},
+	} {
+		err := parse(t, NewCmdCall(testEnv(), func(*CallOptions) error { t.Error("ran"); return nil }), tt.args...)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || ExitCode(err) != ExitUsage {
+			t.Errorf("%v: %v (exit %d), want a usage error with %q", tt.args, err, ExitCode(err), tt.want)
+		}
+	}
+	var batch *CallOptions
+	if err := parse(t, NewCmdCall(testEnv(), func(o *CallOptions) error { batch = o; return nil }), "--batch", "-", "--approve", "reject"); err != nil {
+		t.Fatal(err)
+	}
+	if batch.batch != "-" || batch.tool != "" || batch.approval.approve != "reject" {
+		t.Errorf("batch options %+v", batch)
+	}
+}
+
+func TestApprovalFlags(t *testing.T) {
+	for _, tt := range []struct {
+		a    approvalFlags
+		want hitl.Approval
+		err  string
+	}{
+		{approvalFlags{approve: "ask"}, hitl.ApproveAsk, ""},
+		{approvalFlags{approve: "allow"}, hitl.ApproveAllow, ""},
+		{approvalFlags{approve: "ask", yes: true}, hitl.ApproveAllow, ""},
+		{approvalFlags{approve: "reject"}, hitl.ApproveReject, ""},
+		{approvalFlags{approve: "reject", yes: true}, "", "--yes contradicts --approve=reject"},
+		{approvalFlags{approve: "maybe"}, "", "unknown approval policy"},
+	} {
+		p, err := tt.a.policy()
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) || ExitCode(err) != ExitUsage {
+				t.Errorf("%+v: %v", tt.a, err)
+			}
+			continue
+		}
+		if err != nil || p.Approve != tt.want || !strings.Contains(p.RejectReason, "--approve=reject") {
+			t.Errorf("%+v: %+v, %v", tt.a, p, err)
+		}
+	}
+}
+
+func TestListAndCheckFlags(t *testing.T) {
+	var l *ListOptions
+	if err := parse(t, NewCmdList(testEnv(), func(o *ListOptions) error { l = o; return nil }),
+		"--format", "openai", "--json", "--prompts", "--dynamic", "--tools", "t"); err != nil {
+		t.Fatal(err)
+	}
+	if l.format != "openai" || !l.json || !l.prompts || !l.dynamic || !cmp.Equal(l.inv.tools, []string{"t"}) {
+		t.Errorf("list options %+v", l)
+	}
+	var c *CheckOptions
+	if err := parse(t, NewCmdCheck(testEnv(), func(o *CheckOptions) error { c = o; return nil }), "--json", "--file", "x.py"); err != nil {
+		t.Fatal(err)
+	}
+	if !c.json || !cmp.Equal(c.inv.files, []string{"x.py"}) {
+		t.Errorf("check options %+v", c)
+	}
+}
+
+func TestMCPAndServeFlags(t *testing.T) {
+	var m *MCPOptions
+	if err := parse(t, NewCmdMCP(testEnv(), func(o *MCPOptions) error { m = o; return nil }),
+		"--http", "", "--token", "tok", "--allow-origin", "http://a", "--allow-host", "h", "--approve", "allow", "-v"); err != nil {
+		t.Fatal(err)
+	}
+	if !m.useHTTP || m.http != "" || m.token != "tok" || !cmp.Equal(m.origins, []string{"http://a"}) || !cmp.Equal(m.hosts, []string{"h"}) ||
+		m.approval.approve != "allow" || !m.verbose {
+		t.Errorf("mcp options %+v", m)
+	}
+	if err := parse(t, NewCmdMCP(testEnv(), func(o *MCPOptions) error { m = o; return nil })); err != nil || m.useHTTP {
+		t.Errorf("stdio: %+v, %v", m, err)
+	}
+
+	var s *ServeOptions
+	if err := parse(t, NewCmdServe(testEnv(), func(o *ServeOptions) error { s = o; return nil }),
+		"--addr", "0.0.0.0:8080", "--open", "--allow-remote", "--token", "t", "--approve", "reject", "--verbose"); err != nil {
+		t.Fatal(err)
+	}
+	if s.addr != "0.0.0.0:8080" || !s.open || !s.allowRemote || s.token != "t" || s.approval.approve != "reject" || !s.verbose {
+		t.Errorf("serve options %+v", s)
+	}
+	if err := parse(t, NewCmdServe(testEnv(), nil), "--yes"); ExitCode(err) != ExitUsage {
+		t.Errorf("serve has no --yes: %v", err)
+	}
+}
+
+func TestChatFlags(t *testing.T) {
+	var c *ChatOptions
+	if err := parse(t, NewCmdChat(testEnv(), func(o *ChatOptions) error { c = o; return nil }),
+		"--model", "http://m/v1#x", "--model-name", "x", "--system", "sys", "--prompt", "hi", "--max-steps", "3", "--max-tokens", "99",
+		"--temperature", "0.5", "--llm-timeout", "5s", "--stream", "--approve", "allow"); err != nil {
+		t.Fatal(err)
+	}
+	if c.model != "http://m/v1#x" || c.modelName != "x" || c.system != "sys" || c.prompt != "hi" || c.maxSteps != 3 || c.maxTokens != 99 ||
+		c.temperature != 0.5 || !c.temperatureSet || c.llmTimeout != 5*time.Second || !c.stream || c.approval.approve != "allow" {
+		t.Errorf("chat options %+v", c)
+	}
+	// Without --stream, streaming follows whether stdout is a terminal
+	// (a buffer is not); without --temperature the server decides.
+	if err := parse(t, NewCmdChat(testEnv(), func(o *ChatOptions) error { c = o; return nil })); err != nil {
+		t.Fatal(err)
+	}
+	if c.stream || c.temperatureSet || c.system != defaultSystemPrompt {
+		t.Errorf("chat defaults %+v", c)
+	}
+}
+
+// fakeSignals is an Env's signal source that a test fires by hand.
+type fakeSignals struct{ chans []chan<- os.Signal }
+
+func (f *fakeSignals) notify(c chan<- os.Signal, _ ...os.Signal) { f.chans = append(f.chans, c) }
+func (f *fakeSignals) stop(chan<- os.Signal)                     {}
+func (f *fakeSignals) fire(sig os.Signal) {
+	for _, c := range f.chans {
+		select {
+		case c <- sig:
+		default:
+		}
+	}
+}
+
+// Main cancels the command on a signal from the Env, with a cause a
+// command can tell apart (lcp chat keeps Ctrl-C for its turns).
+func TestMainCancelsOnSignalFromEnv(t *testing.T) {
+	sigs := &fakeSignals{}
+	var stderr bytes.Buffer
+	env := &Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" },
+		Notify: sigs.notify, StopNotify: sigs.stop, Args: []string{"list", "--file", "/nonexistent.py"}}
+	root := NewRoot(env)
+	ran := make(chan error, 1)
+	for _, c := range root.Commands() {
+		if c.Name() == "list" {
+			c.RunE = func(cmd *cobra.Command, _ []string) error {
+				sigs.fire(syscall.SIGTERM)
+				<-cmd.Context().Done()
+				var se *signalError
+				if !errors.As(context.Cause(cmd.Context()), &se) {
+					ran <- errors.New("the cause is not a signal")
+				}
+				ran <- nil
+				return nil
+			}
+		}
+	}
+	code := run1(env, root)
+	if err := <-ran; err != nil || code != 0 {
+		t.Errorf("exit %d, %v (stderr %s)", code, err, stderr.String())
+	}
+}
