@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/lcptools/lcp/builtin/workspace"
 )
 
 // maxCandidates bounds the matching lines kept for ranking.
@@ -41,72 +43,103 @@ func (b *lib) grepFiles(ctx context.Context, in grepArgs) (map[string]any, error
 		return failure(err.Error(), nil), nil
 	}
 	defer ws.Close()
-	mode := "case_insensitive"
-	if in.SearchMode != nil && *in.SearchMode != "" {
-		mode = strings.ToLower(strings.TrimSpace(*in.SearchMode))
+	q, msg := newGrepQuery(in)
+	if q == nil {
+		return failure(msg, nil), nil
 	}
-	if strings.TrimSpace(in.Pattern) == "" {
-		return failure("The pattern is empty.", nil), nil
-	}
-	match, note, err := newMatcher(mode, in.Pattern)
-	if err != nil {
-		return failure(err.Error(), nil), nil
-	}
-	max := 50
-	if in.MaxResults != nil && *in.MaxResults > 0 {
-		max = *in.MaxResults
-	}
-	sortByRelevance := in.SortByRelevance == nil || *in.SortByRelevance
-	exts := extensions(in.FileExtension)
-	dir := "."
-	if in.Path != nil && *in.Path != "" {
-		dir = *in.Path
-	}
-	base := ws.Display(dir)
-
-	var matches []grepMatch
-	files, more := 0, false
-	err = ws.Walk(dir, func(rel string, d fs.DirEntry) error {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if !d.Type().IsRegular() || !hasExtension(rel, exts) {
-			return nil
-		}
-		if info, err := d.Info(); err != nil || info.Size() > maxGrepFile {
-			return nil
-		}
-		name := path.Join(base, rel)
-		f, err := ws.Open(name)
-		if err != nil {
-			return nil // hard-linked or vanished: skipped
-		}
-		defer f.Close()
-		br := bufio.NewReader(f)
-		if head, _ := br.Peek(sniffLen); isBinary(head) {
-			return nil
-		}
-		files++
-		sc := bufio.NewScanner(br)
-		sc.Buffer(make([]byte, 64<<10), maxGrepFile)
-		for n := 1; sc.Scan(); n++ {
-			line := sc.Text()
-			score := match(line)
-			if score <= 0 {
-				continue
-			}
-			if (!sortByRelevance && len(matches) >= max) || len(matches) >= maxCandidates {
-				more = true
-				return fs.SkipAll
-			}
-			matches = append(matches, grepMatch{File: name, Line: n, Text: clip(strings.TrimRight(line, "\r"), 300), Score: score, order: len(matches)})
-		}
-		return nil
-	})
-	if err != nil {
+	q.base = ws.Display(q.dir)
+	s := &grepSearch{q: q}
+	if err := ws.Walk(q.dir, func(rel string, d fs.DirEntry) error { return s.file(ctx, ws, rel, d) }); err != nil {
 		return failure(pathError(err), nil), nil
 	}
-	if sortByRelevance {
+	return s.report(), nil
+}
+
+// grepQuery is what tool_grep_files searches for, read from its arguments.
+type grepQuery struct {
+	pattern, mode, note string
+	match               matcher
+	max                 int
+	byRelevance         bool
+	exts                []string
+	dir, base           string
+}
+
+// newGrepQuery reads the query, or says what is wrong with it.
+func newGrepQuery(in grepArgs) (*grepQuery, string) {
+	q := &grepQuery{pattern: in.Pattern, mode: "case_insensitive", max: 50, dir: "."}
+	if in.SearchMode != nil && *in.SearchMode != "" {
+		q.mode = strings.ToLower(strings.TrimSpace(*in.SearchMode))
+	}
+	if strings.TrimSpace(in.Pattern) == "" {
+		return nil, "The pattern is empty."
+	}
+	var err error
+	if q.match, q.note, err = newMatcher(q.mode, in.Pattern); err != nil {
+		return nil, err.Error()
+	}
+	if in.MaxResults != nil && *in.MaxResults > 0 {
+		q.max = *in.MaxResults
+	}
+	q.byRelevance = in.SortByRelevance == nil || *in.SortByRelevance
+	q.exts = extensions(in.FileExtension)
+	if in.Path != nil && *in.Path != "" {
+		q.dir = *in.Path
+	}
+	return q, ""
+}
+
+// grepSearch collects the matches of a query, file by file.
+type grepSearch struct {
+	q       *grepQuery
+	matches []grepMatch
+	files   int
+	more    bool // matches were left out
+}
+
+// file searches one file of the walk.
+func (s *grepSearch) file(ctx context.Context, ws *workspace.Workspace, rel string, d fs.DirEntry) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if !d.Type().IsRegular() || !hasExtension(rel, s.q.exts) {
+		return nil
+	}
+	if info, err := d.Info(); err != nil || info.Size() > maxGrepFile {
+		return nil
+	}
+	name := path.Join(s.q.base, rel)
+	f, err := ws.Open(name)
+	if err != nil {
+		return nil // hard-linked or vanished: skipped
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	if head, _ := br.Peek(sniffLen); isBinary(head) {
+		return nil
+	}
+	s.files++
+	sc := bufio.NewScanner(br)
+	sc.Buffer(make([]byte, 64<<10), maxGrepFile)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		score := s.q.match(line)
+		if score <= 0 {
+			continue
+		}
+		if (!s.q.byRelevance && len(s.matches) >= s.q.max) || len(s.matches) >= maxCandidates {
+			s.more = true
+			return fs.SkipAll
+		}
+		s.matches = append(s.matches, grepMatch{File: name, Line: n, Text: clip(strings.TrimRight(line, "\r"), 300), Score: score, order: len(s.matches)})
+	}
+	return nil
+}
+
+// report ranks the matches and writes the tool's result.
+func (s *grepSearch) report() map[string]any {
+	q, matches, more := s.q, s.matches, s.more
+	if q.byRelevance {
 		slices.SortStableFunc(matches, func(a, b grepMatch) int {
 			switch {
 			case a.Score > b.Score:
@@ -117,29 +150,29 @@ func (b *lib) grepFiles(ctx context.Context, in grepArgs) (map[string]any, error
 			return a.order - b.order
 		})
 	}
-	if len(matches) > max {
-		matches, more = matches[:max], true
+	if len(matches) > q.max {
+		matches, more = matches[:q.max], true
 	}
 	var sb strings.Builder
-	if note != "" {
-		sb.WriteString(note + "\n")
+	if q.note != "" {
+		sb.WriteString(q.note + "\n")
 	}
 	if len(matches) == 0 {
-		fmt.Fprintf(&sb, "No match for '%s' (%s) in %d file(s) under '%s'.", in.Pattern, mode, files, base)
+		fmt.Fprintf(&sb, "No match for '%s' (%s) in %d file(s) under '%s'.", q.pattern, q.mode, s.files, q.base)
 	} else {
-		fmt.Fprintf(&sb, "%d matching line(s) for '%s' (%s):\n", len(matches), in.Pattern, mode)
+		fmt.Fprintf(&sb, "%d matching line(s) for '%s' (%s):\n", len(matches), q.pattern, q.mode)
 		for _, m := range matches {
 			fmt.Fprintf(&sb, "%s:%d: %s\n", m.File, m.Line, m.Text)
 		}
 		if more {
-			fmt.Fprintf(&sb, "[... more matches; raise max_results above %d or narrow the search ...]\n", max)
+			fmt.Fprintf(&sb, "[... more matches; raise max_results above %d or narrow the search ...]\n", q.max)
 		}
 	}
 	if matches == nil {
 		matches = []grepMatch{}
 	}
 	return map[string]any{"success": true, "output": sb.String(), "matches": matches, "count": len(matches),
-		"files_searched": files, "truncated": more}, nil
+		"files_searched": s.files, "truncated": more}
 }
 
 func clip(s string, n int) string {

@@ -8,17 +8,22 @@
 // "<alias>::<tool>". Results go through tool.Normalize like those of any
 // tool; a server's elicitations surface as Requests of the call that
 // caused them (forms, text and select questions, a confirmation to open
-// the link of a URL elicitation); progress reaches WithProgress
-// listeners; a stdio server that dies is reported with its exit status
-// and started again on the next call.
+// the link of a URL elicitation); progress notifications are progress
+// events of the call (tool.Event); arguments are coerced as SPEC §7 says
+// before they are sent; a stdio server that dies is reported with its
+// exit status and started again on the next call.
 //
 // As a server, NewServer serves any tool.Toolset over stdio (ServeStdio)
 // or streamable HTTP (Handler, ListenAndServe): confirmations become form
 // elicitations asking allow, always or reject; questions become forms;
 // secrets are typed into a one-time page lcp serves on loopback, opened
-// through URL-mode elicitation, and never pass through the client. The
-// HTTP endpoint binds to loopback by default and checks Host, Origin, an
-// optional bearer token and the size of requests.
+// through URL-mode elicitation, and never pass through the client. Every
+// request goes through a hitl.Broker (its policy, "always" memory and time
+// limits) with the session's front end in its context. A call's progress
+// events become notifications/progress, its log records
+// notifications/message. The HTTP endpoint binds to loopback by default
+// and checks Host, Origin, an optional bearer token and the size of
+// requests.
 //
 //	servers, err := mcp.LoadConfig("mcp.json")
 //	if err != nil {
@@ -32,9 +37,7 @@
 //	res, err := tool.Call(ctx, remote, "fs::read_file", json.RawMessage(`{"path":"notes.txt"}`), nil)
 //
 //	// And the other way: serve an inventory to MCP clients over stdio.
-//	srv := mcp.NewServer(inventory, &mcp.ServerOptions{Broker: broker.Respond, WithFrontEnd: func(ctx context.Context, fe mcp.FrontEnd) context.Context {
-//		return hitl.WithFrontEnd(ctx, fe)
-//	}})
+//	srv := mcp.NewServer(inventory, &mcp.ServerOptions{Broker: broker}) // a *hitl.Broker, or nil
 //	defer srv.Close()
 //	err = srv.ServeStdio(ctx)
 package mcp

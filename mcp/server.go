@@ -139,10 +139,13 @@ func NewServer(ts tool.Toolset, opts *ServerOptions) *Server {
 		trips:   map[string]*roundTrip{},
 	}
 	s.secrets = &secretServer{addr: s.opts.SecretAddr}
+	caps := &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}}
+	//lint:ignore SA1019 logging is deprecated from protocol 2026-07-28 on, and still what older clients show tools' log records with
+	caps.Logging = &sdk.LoggingCapabilities{}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: s.opts.Name, Version: s.opts.Version}, &sdk.ServerOptions{
 		Instructions: s.opts.Instructions,
 		Logger:       s.opts.Logger,
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}, Logging: &sdk.LoggingCapabilities{}},
+		Capabilities: caps,
 	})
 	s.sdk.AddReceivingMiddleware(s.middleware)
 	return s
@@ -456,12 +459,14 @@ func (c *serverCall) event(e tool.Event) {
 // log sends a log record of the call to the client of the request being
 // served, if the client's level admits it (the SDK applies
 // logging/setLevel; before the client sets one, nothing is sent).
+// MCP logging is deprecated from protocol 2026-07-28 on (SEP-2577) but
+// remains how clients of earlier revisions show a tool's log records.
 func (c *serverCall) log(e tool.Event) {
 	ctx, ss := c.progress.current()
 	if ss == nil {
 		return
 	}
-	level := sdk.LoggingLevel(e.Level)
+	level := e.Level
 	switch level {
 	case "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency":
 	default:
@@ -471,7 +476,8 @@ func (c *serverCall) log(e tool.Event) {
 	if len(e.Data) > 0 {
 		data = map[string]any{"message": e.Text, "data": e.Data}
 	}
-	_ = ss.Log(ctx, &sdk.LoggingMessageParams{Level: level, Logger: e.Tool, Data: data})
+	//lint:ignore SA1019 see above: still how older clients get log records
+	_ = ss.Log(ctx, &sdk.LoggingMessageParams{Level: sdk.LoggingLevel(level), Logger: e.Tool, Data: data})
 }
 
 func (c *serverCall) toMCP(res *tool.Result, err error) *sdk.CallToolResult {

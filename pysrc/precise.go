@@ -35,23 +35,19 @@ func ReadFileOptions(filename string, src []byte, opts *Options) (*File, error) 
 		return f, nil
 	}
 	i := 0
-	var visit func(list []ast.Stmt)
-	visit = func(list []ast.Stmt) {
-		for _, st := range list {
-			ast.Inspect(st, func(n ast.Node) bool {
-				fn, ok := n.(*ast.FunctionDef)
-				if !ok || !strings.HasPrefix(fn.Name, "tool_") || IsPromptName(fn.Name) {
-					return true
-				}
-				if i < len(f.Tools) && f.Tools[i].Name == fn.Name {
-					applyPrecise(f.Tools[i], fn)
-				}
-				i++
+	for _, st := range mod.Body {
+		ast.Inspect(st, func(n ast.Node) bool {
+			fn, ok := n.(*ast.FunctionDef)
+			if !ok || !strings.HasPrefix(fn.Name, "tool_") || IsPromptName(fn.Name) {
 				return true
-			})
-		}
+			}
+			if i < len(f.Tools) && f.Tools[i].Name == fn.Name {
+				applyPrecise(f.Tools[i], fn)
+			}
+			i++
+			return true
+		})
 	}
-	visit(mod.Body)
 	return f, nil
 }
 

@@ -154,7 +154,7 @@ func (s *fastSchema) valid(v []byte) bool {
 		kind = fastString
 	default:
 		kind = fastNumber
-		if bytes.IndexAny(v, ".eE") < 0 {
+		if !bytes.ContainsAny(v, ".eE") {
 			kind |= fastInteger
 		}
 	}

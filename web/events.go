@@ -204,34 +204,16 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "streaming is not supported")
 		return
 	}
-	since := uint64(0)
-	from := r.URL.Query().Get("since")
-	if from == "" {
-		from = r.Header.Get("Last-Event-ID")
+	since, ok := sinceOf(r)
+	if !ok {
+		writeError(w, http.StatusBadRequest, "since must be an event number")
+		return
 	}
-	if from != "" {
-		n, err := strconv.ParseUint(from, 10, 64)
-		if err != nil {
-			writeError(w, http.StatusBadRequest, "since must be an event number")
-			return
-		}
-		since = n
-	}
-
-	st := &stream{ch: make(chan Event, 256), lost: make(chan struct{})}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	st, backlog, complete, ok := s.subscribe(since)
+	if !ok {
 		writeError(w, http.StatusServiceUnavailable, "the server is shutting down")
 		return
 	}
-	backlog, complete := s.hub.since(since)
-	if since > s.hub.seq {
-		complete = false // a page from an earlier server run
-		backlog = nil
-	}
-	s.hub.subs[st] = struct{}{}
-	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
 		s.hub.drop(st)
@@ -256,31 +238,70 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	flusher.Flush()
+	s.follow(w, flusher, r, st)
+}
 
+// sinceOf reads the seq a page follows from: ?since=N, else the
+// Last-Event-ID header; 0 when neither is there.
+func sinceOf(r *http.Request) (uint64, bool) {
+	from := r.URL.Query().Get("since")
+	if from == "" {
+		from = r.Header.Get("Last-Event-ID")
+	}
+	if from == "" {
+		return 0, true
+	}
+	n, err := strconv.ParseUint(from, 10, 64)
+	return n, err == nil
+}
+
+// subscribe adds a stream to the hub and returns the events after since
+// that the ring still holds, and whether it holds all of them; ok is
+// false once the server is closed.
+func (s *Server) subscribe(since uint64) (st *stream, backlog []Event, complete, ok bool) {
+	st = &stream{ch: make(chan Event, 256), lost: make(chan struct{})}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, nil, false, false
+	}
+	backlog, complete = s.hub.since(since)
+	if since > s.hub.seq {
+		complete = false // a page from an earlier server run
+		backlog = nil
+	}
+	s.hub.subs[st] = struct{}{}
+	return st, backlog, complete, true
+}
+
+// follow writes the stream's events as they come, with a ping every 15 s,
+// until the page leaves, the stream falls behind or the server closes.
+func (s *Server) follow(w http.ResponseWriter, flusher http.Flusher, r *http.Request, st *stream) {
+	// drain writes what is queued, without waiting.
+	drain := func() bool {
+		for n := len(st.ch); n > 0; n-- {
+			if writeSSE(w, <-st.ch) != nil {
+				return false
+			}
+		}
+		return true
+	}
 	ping := time.NewTicker(15 * time.Second)
 	defer ping.Stop()
 	for {
 		select {
 		case e := <-st.ch:
-			if writeSSE(w, e) != nil {
-				return
-			}
 			// Send what else is queued before flushing.
-			for n := len(st.ch); n > 0; n-- {
-				if writeSSE(w, <-st.ch) != nil {
-					return
-				}
+			if writeSSE(w, e) != nil || !drain() {
+				return
 			}
 			flusher.Flush()
 		case <-st.lost:
 			// Deliver what was queued, then end: the page reconnects
 			// and re-reads the state.
-			for n := len(st.ch); n > 0; n-- {
-				if writeSSE(w, <-st.ch) != nil {
-					return
-				}
+			if drain() {
+				flusher.Flush()
 			}
-			flusher.Flush()
 			return
 		case <-ping.C:
 			if _, err := fmt.Fprint(w, ": ping\n\n"); err != nil {

@@ -56,10 +56,7 @@ func TestSyntaxDifferential(t *testing.T) {
 		seed = v
 	}
 	r := rand.New(rand.NewSource(seed))
-	var bases []string
-	for _, s := range valid {
-		bases = append(bases, s)
-	}
+	bases := append([]string(nil), valid...)
 	for _, s := range invalid {
 		bases = append(bases, s.src)
 	}

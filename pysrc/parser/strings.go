@@ -348,7 +348,7 @@ func decodeLiteral(body string, raw, isBytes bool) (string, string) {
 			}
 		case 'x':
 			if i+2 > len(body) || !isHexStr(body[i:i+2]) {
-				return "", fmt.Sprintf("(unicode error) 'unicodeescape' codec can't decode bytes: truncated \\xXX escape")
+				return "", "(unicode error) 'unicodeescape' codec can't decode bytes: truncated \\xXX escape"
 			}
 			v, _ := strconv.ParseUint(body[i:i+2], 16, 8)
 			i += 2

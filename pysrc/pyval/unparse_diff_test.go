@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -166,5 +165,5 @@ func TestUnparseStdlib(t *testing.T) {
 			}
 		}
 	}
-	t.Log(fmt.Sprintf("%d files, %d expressions compared", len(files), compared))
+	t.Logf("%d files, %d expressions compared", len(files), compared)
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,9 +16,6 @@ import (
 
 func sh(t *testing.T, script string, s Spec) *Outcome {
 	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("needs a POSIX shell")
-	}
 	s.Path = "/bin/sh"
 	s.Args = []string{"-c", script}
 	out, err := Run(context.Background(), s)
@@ -110,9 +106,6 @@ func isZombie(pid int) bool {
 }
 
 func TestRunCancel(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("needs a POSIX shell")
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
 	out, err := Run(ctx, Spec{Path: "/bin/sh", Args: []string{"-c", "sleep 30"}, Timeout: time.Minute})
