@@ -3,7 +3,7 @@ package oauth
 import (
 	"bytes"
 	"context"
-		"encoding/json"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
