@@ -52,6 +52,7 @@ type Handler struct {
 	mu        sync.Mutex // one authorization at a time
 	lastErr   error
 	lastErrAt time.Time
+	asked     []string // every scope asked for since the last sign-in from scratch
 
 	tmu    sync.Mutex // guards creds and loaded
 	creds  *Credentials
@@ -221,7 +222,9 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 
 	params := bearerChallenge(resp.Header.Values("WWW-Authenticate"))
 	step := resp.StatusCode == http.StatusForbidden
-	if step && params["error"] != "insufficient_scope" {
+	// A 403 asks for more scope with error="insufficient_scope" (RFC 6750);
+	// some servers (the Go SDK's middleware) only name the scope.
+	if step && params["error"] != "insufficient_scope" && (params["error"] != "" || params["scope"] == "") {
 		// Forbidden for another reason: no token would help.
 		return nil
 	}
@@ -283,8 +286,16 @@ func (h *Handler) authorize(ctx context.Context, params map[string]string, step 
 		granted = old.Scopes
 	}
 	scopes := h.scopes(d, params["scope"], step, granted)
-	if step && len(granted) > 0 && subset(scopes, granted) {
-		return fmt.Errorf("the server refuses the token for insufficient scope although it was granted %q: not asking again", strings.Join(granted, " "))
+	if step && subset(scopes, union(granted, h.asked)) {
+		// Asking again for what was asked before would loop: the
+		// authorization server does not grant it, or the server does not
+		// take it.
+		return fmt.Errorf("the server asks for scope %q, which lcp asked for already (granted: %q): not asking again", strings.Join(scopes, " "), strings.Join(granted, " "))
+	}
+	if step {
+		h.asked = union(h.asked, scopes)
+	} else {
+		h.asked = slices.Clone(scopes)
 	}
 	var nc *Credentials
 	if h.cfg.Grant == GrantClientCredentials {

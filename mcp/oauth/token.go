@@ -91,8 +91,14 @@ func requestToken(ctx context.Context, hc *http.Client, endpoint string, cl clie
 	if err != nil {
 		return nil, fmt.Errorf("reading the token response: %w", err)
 	}
-	if resp.StatusCode != http.StatusOK {
-		te := &TokenError{Status: resp.StatusCode}
+	return parseTokenResponse(resp.StatusCode, resp.Header.Get("Content-Type"), body, now)
+}
+
+// parseTokenResponse reads the answer of a token endpoint. Its errors
+// never quote the body.
+func parseTokenResponse(status int, contentType string, body []byte, now time.Time) (*Credentials, error) {
+	if status != http.StatusOK {
+		te := &TokenError{Status: status}
 		var e struct {
 			Error       string `json:"error"`
 			Description string `json:"error_description"`
@@ -102,9 +108,9 @@ func requestToken(ctx context.Context, hc *http.Client, endpoint string, cl clie
 		}
 		return nil, te
 	}
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt, _, _ := mime.ParseMediaType(contentType)
 	if mt != "application/json" && !strings.HasSuffix(mt, "+json") {
-		return nil, fmt.Errorf("the token endpoint answered %q, not JSON", resp.Header.Get("Content-Type"))
+		return nil, fmt.Errorf("the token endpoint answered %q, not JSON", clean(contentType))
 	}
 	var tr tokenResponse
 	if err := json.Unmarshal(body, &tr); err != nil {
