@@ -62,6 +62,7 @@ token (--token, or $LCP_MCP_TOKEN), which every request must then carry.`,
 	f.BoolVarP(&o.yes, "yes", "y", false, "approve every confirmation (same as --approve=allow)")
 	f.StringVar(&o.approve, "approve", "ask", "approval `policy`: ask (the client's user decides), allow or reject")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "log the MCP traffic's events on stderr (never answer values)")
+	cmd.AddCommand(newMCPLoginCmd(env), newMCPLogoutCmd(env))
 	return cmd
 }
 
