@@ -244,6 +244,7 @@ func (c *ServerConfig) normalize(getenv func(string) string) error {
 	if c.OAuth != nil {
 		o := *c.OAuth
 		o.ClientID, o.ClientSecret = expandVars(o.ClientID, getenv), expandVars(o.ClientSecret, getenv)
+		o.PrivateKey, o.PrivateKeyFile = expandVars(o.PrivateKey, getenv), expandVars(o.PrivateKeyFile, getenv)
 		if c.Type != TypeHTTP {
 			return &ConfigError{Alias: c.Alias, Message: `"oauth" applies to streamable HTTP servers only`}
 		}

@@ -38,6 +38,14 @@ type Config struct {
 	// ClientSecret goes with a pre-registered ClientID (write it as
 	// "${VAR}" to keep it out of the file).
 	ClientSecret string `json:"client_secret,omitempty"`
+	// PrivateKey authenticates a client credentials client with a signed
+	// JWT (private_key_jwt, RFC 7523) instead of a secret: a PEM private
+	// key, EC or RSA (write it as "${VAR}"), or the file PrivateKeyFile.
+	PrivateKey     string `json:"private_key,omitempty"`
+	PrivateKeyFile string `json:"private_key_file,omitempty"`
+	// SigningAlgorithm is the JWS algorithm of the assertion; by default
+	// the key's usual one (ES256 for a P-256 key, RS256 for RSA).
+	SigningAlgorithm string `json:"signing_algorithm,omitempty"`
 	// Scopes replace the scopes lcp would pick from the server's
 	// challenge and metadata; a step-up challenge still adds its own.
 	Scopes []string `json:"scopes,omitempty"`
@@ -58,14 +66,29 @@ func (c *Config) Validate() error {
 	switch c.Grant {
 	case "", GrantAuthorizationCode:
 	case GrantClientCredentials:
-		if c.ClientID == "" || c.ClientSecret == "" {
-			return errors.New(`the client_credentials grant needs "client_id" and "client_secret"`)
+		keyed := c.PrivateKey != "" || c.PrivateKeyFile != ""
+		if c.ClientID == "" || c.ClientSecret == "" && !keyed {
+			return errors.New(`the client_credentials grant needs "client_id" and "client_secret" (or "private_key")`)
+		}
+		if c.ClientSecret != "" && keyed {
+			return errors.New(`give "client_secret" or "private_key", not both`)
 		}
 		if isURL(c.ClientID) {
 			return errors.New(`the client_credentials grant needs a registered "client_id", not a URL`)
 		}
 	default:
 		return fmt.Errorf("unknown grant %q (want %s or %s)", c.Grant, GrantAuthorizationCode, GrantClientCredentials)
+	}
+	if (c.PrivateKey != "" || c.PrivateKeyFile != "") && c.Grant != GrantClientCredentials {
+		return errors.New(`"private_key" goes with the client_credentials grant`)
+	}
+	if c.PrivateKey != "" && c.PrivateKeyFile != "" {
+		return errors.New(`give "private_key" or "private_key_file", not both`)
+	}
+	if c.PrivateKey != "" {
+		if _, err := parseSigningKey(c.PrivateKey, c.SigningAlgorithm); err != nil {
+			return err
+		}
 	}
 	if c.RedirectPort < 0 || c.RedirectPort > 65535 {
 		return fmt.Errorf("redirect_port %d is not a port", c.RedirectPort)

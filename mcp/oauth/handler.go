@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -54,6 +55,8 @@ type Handler struct {
 	lastErrAt time.Time
 	asked     []string // every scope asked for since the last sign-in from scratch
 
+	key *signingKey // private_key_jwt, when configured
+
 	tmu    sync.Mutex // guards creds and loaded
 	creds  *Credentials
 	loaded bool
@@ -76,6 +79,18 @@ func New(serverURL, name string, cfg *Config, opts *Options) (*Handler, error) {
 		}
 		h.cfg = *cfg
 		h.cfg.Scopes = slices.Clone(cfg.Scopes)
+		if pemText := cfg.PrivateKey; pemText != "" || cfg.PrivateKeyFile != "" {
+			if cfg.PrivateKeyFile != "" {
+				b, err := os.ReadFile(cfg.PrivateKeyFile)
+				if err != nil {
+					return nil, fmt.Errorf("oauth: private_key_file: %w", err)
+				}
+				pemText = string(b)
+			}
+			if h.key, err = parseSigningKey(pemText, cfg.SigningAlgorithm); err != nil {
+				return nil, fmt.Errorf("oauth: %w", err)
+			}
+		}
 	}
 	if h.name == "" {
 		h.name = u.Host
@@ -387,6 +402,15 @@ func tokenAuthMethod(secret string, supported []string) string {
 func (h *Handler) clientCredentials(ctx context.Context, d *discovery, scopes []string) (*Credentials, error) {
 	cl := client{id: h.cfg.ClientID, secret: h.cfg.ClientSecret, method: tokenAuthMethod(h.cfg.ClientSecret, d.meta.TokenEndpointAuthMethodsSupported)}
 	form := url.Values{"grant_type": {GrantClientCredentials}, "resource": {d.resource}}
+	if h.key != nil {
+		a, err := h.key.assertion(cl.id, d.meta.Issuer, h.now())
+		if err != nil {
+			return nil, err
+		}
+		cl.method = authJWT
+		form.Set("client_assertion_type", assertionType)
+		form.Set("client_assertion", a)
+	}
 	if len(scopes) > 0 {
 		form.Set("scope", strings.Join(scopes, " "))
 	}

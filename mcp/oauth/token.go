@@ -68,7 +68,7 @@ func requestToken(ctx context.Context, hc *http.Client, endpoint string, cl clie
 	case authPost:
 		form.Set("client_id", cl.id)
 		form.Set("client_secret", cl.secret)
-	case authBasic:
+	case authBasic, authJWT:
 	default:
 		form.Set("client_id", cl.id)
 	}

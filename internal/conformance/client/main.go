@@ -53,9 +53,11 @@ func main() {
 // scenarioContext is MCP_CONFORMANCE_CONTEXT: credentials a scenario hands
 // its client.
 type scenarioContext struct {
-	Name         string `json:"name"`
-	ClientID     string `json:"client_id"`
-	ClientSecret string `json:"client_secret"`
+	Name             string `json:"name"`
+	ClientID         string `json:"client_id"`
+	ClientSecret     string `json:"client_secret"`
+	PrivateKeyPEM    string `json:"private_key_pem"`
+	SigningAlgorithm string `json:"signing_algorithm"`
 }
 
 // plan is what the fixture does for a scenario.
@@ -95,7 +97,7 @@ func serverConfig(url, scenario, rawContext string) (mcp.ServerConfig, error) {
 	switch {
 	case c.ClientID == "":
 	case strings.HasPrefix(scenario, "auth/client-credentials"):
-		sc.OAuth = &oauth.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret, Grant: oauth.GrantClientCredentials}
+		sc.OAuth = &oauth.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret, PrivateKey: c.PrivateKeyPEM, SigningAlgorithm: c.SigningAlgorithm, Grant: oauth.GrantClientCredentials}
 	default:
 		sc.OAuth = &oauth.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret}
 	}
