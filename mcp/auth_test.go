@@ -130,7 +130,7 @@ func TestOAuthConfig(t *testing.T) {
 		t.Errorf("b: %+v", servers[1].OAuth)
 	}
 	for conf, want := range map[string]string{
-		`[{"alias": "s", "command": "x", "oauth": {}}]`:                                  "HTTP servers only",
+		`[{"alias": "s", "command": "x", "oauth": {}}]`:                                      "HTTP servers only",
 		`[{"alias": "s", "url": "https://x/mcp", "oauth": {"grant": "client_credentials"}}]`: "needs",
 		`[{"alias": "s", "url": "https://x/mcp", "oauth": {"redirect_port": -1}}]`:           "not a port",
 	} {

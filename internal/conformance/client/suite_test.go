@@ -43,7 +43,6 @@ var scenarios = []string{
 	"auth/client-credentials-jwt",
 }
 
-
 var resultLine = regexp.MustCompile(`Passed: (\d+)/(\d+), (\d+) failed, (\d+) warnings`)
 
 // suite returns node and the suite's CLI, or skips the test saying what
