@@ -33,6 +33,7 @@ import (
 	"github.com/lcptools/lcp/hitl"
 	"github.com/lcptools/lcp/llm"
 	"github.com/lcptools/lcp/mcp"
+	"github.com/lcptools/lcp/mcp/oauth"
 	"github.com/lcptools/lcp/tool"
 	"github.com/lcptools/lcp/worker"
 )
@@ -71,6 +72,10 @@ type Config struct {
 	// MCPStderr receives the standard error of stdio MCP servers; nil
 	// discards it.
 	MCPStderr io.Writer
+	// MCPOAuth configures signing in to MCP servers that ask for OAuth
+	// (token store, browser, time limit); nil means the defaults of
+	// package mcp/oauth.
+	MCPOAuth *oauth.Options
 	// Toolsets are more toolsets for the inventory (native Go tools of
 	// the host, MCP servers...), after the LCP tools; first name wins.
 	Toolsets []tool.Toolset
@@ -153,7 +158,7 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 	sets = append(sets, b)
 	if len(e.cfg.MCPServers) > 0 {
 		remote, err := mcp.NewClientToolset(ctx, e.cfg.MCPServers, &mcp.ClientOptions{
-			Respond: e.cfg.Respond, Stderr: e.cfg.MCPStderr, Logger: e.cfg.Logger,
+			Respond: e.cfg.Respond, Stderr: e.cfg.MCPStderr, Logger: e.cfg.Logger, OAuth: e.cfg.MCPOAuth,
 		})
 		if err != nil {
 			b.Close()
