@@ -54,6 +54,7 @@ type Handler struct {
 	lastErr   error
 	lastErrAt time.Time
 	asked     []string // every scope asked for since the last sign-in from scratch
+	refreshed string   // the access token a refresh after a 401 gave
 
 	key *signingKey // private_key_jwt, when configured
 
@@ -282,11 +283,15 @@ func bearerChallenge(headers []string) map[string]string {
 
 func (h *Handler) authorize(ctx context.Context, params map[string]string, step bool, sent string) error {
 	old := h.Credentials()
-	if !step && sent != "" && old != nil && old.AccessToken == sent && old.RefreshToken != "" {
+	if !step && sent != "" && sent != h.refreshed && old != nil && old.AccessToken == sent && old.RefreshToken != "" {
 		// A token the server should take was refused (revoked early, or the
-		// server restarted): a refresh may be all it takes.
+		// server restarted): a refresh may be all it takes. Once: a server
+		// that refuses the refreshed token too gets a new sign-in.
 		h.tmu.Lock()
 		err := h.refreshLocked(ctx)
+		if err == nil {
+			h.refreshed = h.creds.AccessToken
+		}
 		h.tmu.Unlock()
 		if err == nil {
 			return nil

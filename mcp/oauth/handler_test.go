@@ -209,6 +209,15 @@ func TestRevokedTokenIsRefreshed(t *testing.T) {
 	if n, _, _ := e.as.Counts(); n != 1 {
 		t.Errorf("%d authorizations, want 1 (a refresh was enough)", n)
 	}
+	// A server that refuses the refreshed token as well: sign in anew
+	// rather than refresh forever.
+	e.as.Revoke()
+	if code, err := e.call(t, "tools/list"); err != nil || code != 200 {
+		t.Fatalf("after a second revocation: %d, %v", code, err)
+	}
+	if n, _, _ := e.as.Counts(); n != 2 {
+		t.Errorf("%d authorizations, want 2", n)
+	}
 }
 
 func TestRefusedRefreshSignsInAgain(t *testing.T) {
