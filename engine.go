@@ -35,6 +35,7 @@ import (
 	"github.com/lcptools/lcp/binding"
 	"github.com/lcptools/lcp/discover"
 	"github.com/lcptools/lcp/mcp"
+	"github.com/lcptools/lcp/mcp/oauth"
 	"github.com/lcptools/lcp/tool"
 	"github.com/lcptools/lcp/worker"
 )
@@ -73,6 +74,10 @@ type Config struct {
 	// MCPStderr receives the standard error of stdio MCP servers; nil
 	// discards it.
 	MCPStderr io.Writer
+	// MCPOAuth configures signing in to MCP servers that ask for OAuth
+	// (token store, browser, time limit); nil means the defaults of
+	// package mcp/oauth.
+	MCPOAuth *oauth.Options
 	// Toolsets are more toolsets for the inventory (native Go tools of
 	// the host, MCP servers...), after the LCP tools; first name wins.
 	Toolsets []tool.Toolset
@@ -166,7 +171,7 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 	sets = append(sets, b)
 	if len(e.cfg.MCPServers) > 0 {
 		remote, err := mcp.NewClientToolset(ctx, e.cfg.MCPServers, &mcp.ClientOptions{
-			Respond: e.cfg.Respond, Stderr: e.cfg.MCPStderr, Logger: e.cfg.Logger,
+			Respond: e.cfg.Respond, Stderr: e.cfg.MCPStderr, Logger: e.cfg.Logger, OAuth: e.cfg.MCPOAuth,
 		})
 		if err != nil {
 			b.Close()

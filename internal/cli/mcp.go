@@ -70,6 +70,7 @@ token (--token, or $LCP_MCP_TOKEN), which every request must then carry.`,
 	f.StringArrayVar(&o.hosts, "allow-host", nil, "a Host `name` accepted besides loopback, e.g. behind a proxy (repeatable)")
 	o.approval.register(f, true, "the client's user")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "log the MCP traffic's events on stderr (never answer values)")
+	cmd.AddCommand(newMCPLoginCmd(env), newMCPLogoutCmd(env))
 	return cmd
 }
 
