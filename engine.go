@@ -82,8 +82,11 @@ type Config struct {
 	// the host, MCP servers...), after the LCP tools; first name wins.
 	Toolsets []tool.Toolset
 	// LLM is the host's language model (an *llm.Client, say): Python tools
-	// reach it through lollms_client_instance.generate_text. Nil: they see
-	// llm as None.
+	// reach it through lollms_client_instance.generate_text, native tools
+	// through tool.Generate. It is the model of every call; without it, a
+	// call uses the model its caller gave (tool.CallOptions.Generator: lcp
+	// mcp gives the client's, through MCP sampling), and a call with none
+	// sees llm as None.
 	LLM Generator
 	// Respond answers the confirmations and questions of calls made with
 	// Engine.Call and ExecuteTool. Nil: confirmations are rejected and
@@ -103,12 +106,9 @@ type Config struct {
 }
 
 // Generator is the language model Python tools reach through
-// lollms_client_instance.generate_text; *llm.Client is one.
-type Generator interface {
-	// GenerateJSON completes prompt; options is a JSON object of the
-	// tool's keyword arguments (n_predict, temperature...).
-	GenerateJSON(ctx context.Context, prompt string, options json.RawMessage) (string, error)
-}
+// lollms_client_instance.generate_text and native tools through
+// tool.Generate; *llm.Client is one.
+type Generator = tool.Generator
 
 // Engine is a running inventory. It is safe for concurrent use.
 type Engine struct {
@@ -189,24 +189,32 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 func (e *Engine) Tools(ctx context.Context) ([]tool.Info, error) { return e.inv.Tools(ctx) }
 
 // Handler returns a handler for one call. Config.OnEvent sees the
-// events of the calls made through it.
+// events of the calls made through it, and Config.LLM, when set, is their
+// language model.
 func (e *Engine) Handler(ctx context.Context, name string) (tool.Handler, error) {
 	h, err := e.inv.Handler(ctx, name)
-	if err != nil || e.cfg.OnEvent == nil {
+	if err != nil || (e.cfg.OnEvent == nil && e.cfg.LLM == nil) {
 		return h, err
 	}
-	return &eventHandler{Handler: h, sink: e.cfg.OnEvent}, nil
+	return &engineHandler{Handler: h, sink: e.cfg.OnEvent, llm: e.cfg.LLM}, nil
 }
 
-// eventHandler adds the engine's subscriber to the calls of a handler.
-type eventHandler struct {
+// engineHandler adds the engine's subscriber and language model to the
+// calls of a handler.
+type engineHandler struct {
 	tool.Handler
 	sink func(tool.Event)
+	llm  tool.Generator
 }
 
-func (h *eventHandler) Invoke(ctx context.Context, inv tool.Invocation) (tool.Step, error) {
-	if inv.Parent == nil { // a nested call reaches the parent's subscribers
+func (h *engineHandler) Invoke(ctx context.Context, inv tool.Invocation) (tool.Step, error) {
+	if inv.Parent == nil && h.sink != nil { // a nested call reaches the parent's subscribers
 		inv.OnEvent = tool.JoinSinks(inv.OnEvent, h.sink)
+	}
+	if h.llm != nil {
+		// The configured model is the model of every call; the caller's
+		// (an MCP client's sampling) serves only where none is configured.
+		inv.Generator = h.llm
 	}
 	return h.Handler.Invoke(ctx, inv)
 }

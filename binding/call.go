@@ -53,6 +53,7 @@ func (b *Binding) run(ctx context.Context, e *entry, c *tool.CallRequest) (*tool
 	if b.opts.Host != nil {
 		req.HasLLM = b.opts.Host.HasLLM()
 	}
+	req.HasLLM = req.HasLLM || c.Generator != nil
 	req.HasDiscussion = c.Conversation != nil
 	host := &callHost{b: b, ctx: ctx, call: c}
 	if b.ownPool {
@@ -252,7 +253,13 @@ func (h *callHost) ExecuteTool(_ context.Context, name string, params json.RawMe
 	return raw
 }
 
+// Generate runs generate_text: with the call's language model when it has
+// one (the host's configured model, or the sampling of the MCP client
+// that called), else with the Host's.
 func (h *callHost) Generate(_ context.Context, r worker.GenerateRequest) (string, error) {
+	if h.call != nil && h.call.Generator != nil {
+		return h.call.Generator.GenerateJSON(h.ctx, r.Prompt, r.Options)
+	}
 	if h.b.opts.Host == nil || !h.b.opts.Host.HasLLM() {
 		return "", errors.New("no LLM is configured in this host")
 	}
