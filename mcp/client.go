@@ -531,12 +531,18 @@ func (r *remote) toInfo(t *sdk.Tool, lib tool.Library) tool.Info {
 	if desc == "" {
 		desc = t.Title
 	}
+	ann := r.store.annotations(t.Name)
+	if ann == nil {
+		ann = fromSDKToolAnnotations(t.Annotations)
+	}
 	return tool.Info{
 		Name:         r.cfg.Alias + Separator + t.Name,
+		Title:        t.Title,
 		Description:  desc,
 		InputSchema:  in,
 		OutputSchema: out,
 		Interactions: mcpInteractions,
+		Annotations:  ann,
 		Library:      lib,
 	}
 }

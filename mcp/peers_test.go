@@ -304,8 +304,19 @@ func TestClientOfServerEverything(t *testing.T) {
 			}
 
 			res, err = tool.Call(ctx, c, "everything::get-tiny-image", nil, nil)
-			if err != nil || len(res.Content) == 0 || res.Content[0].Type != "image" || res.Content[0].MIMEType != "image/png" || len(res.Content[0].Data) == 0 {
-				t.Errorf("tiny image = %+v, %v", res, err)
+			if err != nil {
+				t.Fatalf("tiny image: %v", err)
+			}
+			// The result's blocks, in order: text, the image, text.
+			var img *tool.Content
+			for i := range res.Content {
+				if res.Content[i].Type == tool.ContentImage {
+					img = &res.Content[i]
+					break
+				}
+			}
+			if img == nil || img.MIMEType != "image/png" || len(img.Data) == 0 || res.Content[0].Type != tool.ContentText {
+				t.Errorf("tiny image: %d blocks, output %s", len(res.Content), res.Output)
 			}
 
 			res, err = tool.Call(ctx, c, "everything::trigger-long-running-operation", json.RawMessage(`{"duration":0.3,"steps":3}`), nil)

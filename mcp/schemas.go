@@ -9,19 +9,23 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/lcptools/lcp/tool"
 )
 
 // schemaStore keeps the raw input and output schemas of a server's tools as
 // they came on the wire, so that the key order of the server's schemas
-// survives into lcp's specs.
+// survives into lcp's specs, and their annotations, so that a hint given
+// as false stays distinct from one not given.
 type schemaStore struct {
 	mu  sync.Mutex
 	in  map[string]json.RawMessage
 	out map[string]json.RawMessage
+	ann map[string]json.RawMessage
 }
 
 func newSchemaStore() *schemaStore {
-	return &schemaStore{in: map[string]json.RawMessage{}, out: map[string]json.RawMessage{}}
+	return &schemaStore{in: map[string]json.RawMessage{}, out: map[string]json.RawMessage{}, ann: map[string]json.RawMessage{}}
 }
 
 // captureResult records the schemas of a tools/list result; other results
@@ -35,6 +39,7 @@ func (s *schemaStore) captureResult(result json.RawMessage) {
 			Name         string          `json:"name"`
 			InputSchema  json.RawMessage `json:"inputSchema"`
 			OutputSchema json.RawMessage `json:"outputSchema"`
+			Annotations  json.RawMessage `json:"annotations"`
 		} `json:"tools"`
 	}
 	if json.Unmarshal(result, &list) != nil {
@@ -51,6 +56,11 @@ func (s *schemaStore) captureResult(result json.RawMessage) {
 		} else {
 			delete(s.out, t.Name)
 		}
+		if len(t.Annotations) > 0 && string(t.Annotations) != "null" {
+			s.ann[t.Name] = t.Annotations
+		} else {
+			delete(s.ann, t.Name)
+		}
 	}
 }
 
@@ -58,6 +68,22 @@ func (s *schemaStore) get(name string) (in, out json.RawMessage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.in[name], s.out[name]
+}
+
+// annotations returns the tool's annotations as the server wrote them,
+// nil when it wrote none or they are not an object lcp reads.
+func (s *schemaStore) annotations(name string) *tool.Annotations {
+	s.mu.Lock()
+	raw := s.ann[name]
+	s.mu.Unlock()
+	if raw == nil {
+		return nil
+	}
+	var a tool.Annotations
+	if json.Unmarshal(raw, &a) != nil {
+		return nil
+	}
+	return &a
 }
 
 func compactJSON(raw json.RawMessage) json.RawMessage {

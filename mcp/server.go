@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"sync"
 	"time"
 
@@ -285,7 +286,8 @@ func (s *Server) sync(ctx context.Context) error {
 }
 
 func sameInfo(a, b *tool.Info) bool {
-	return a.Description == b.Description && bytes.Equal(a.InputSchema, b.InputSchema) && bytes.Equal(a.OutputSchema, b.OutputSchema)
+	return a.Description == b.Description && a.Title == b.Title && bytes.Equal(a.InputSchema, b.InputSchema) &&
+		bytes.Equal(a.OutputSchema, b.OutputSchema) && reflect.DeepEqual(a.Annotations, b.Annotations)
 }
 
 // toSDKTool describes a tool for tools/list. A tool whose input schema is
@@ -301,7 +303,8 @@ func (s *Server) toSDKTool(info tool.Info, wire string) (*sdk.Tool, *servedTool,
 		s.opts.Logger.Warn("not serving a tool whose input schema is not an object schema", "tool", info.Name)
 		return nil, nil, false
 	}
-	t := &sdk.Tool{Name: wire, Description: info.Description, InputSchema: in}
+	t := &sdk.Tool{Name: wire, Title: info.Title, Description: info.Description, InputSchema: in,
+		Annotations: toSDKToolAnnotations(info.Annotations)}
 	st := &servedTool{info: info, wire: wire}
 	if len(info.OutputSchema) > 0 && schemaType(info.OutputSchema) == "object" {
 		t.OutputSchema = info.OutputSchema
