@@ -57,6 +57,12 @@ type ServerOptions struct {
 
 	// Logger receives the SDK's log; nil discards it.
 	Logger *slog.Logger
+
+	// Prompts, when set, are served as MCP prompts (prompts/list,
+	// prompts/get, and completion/complete of their arguments): an
+	// engine's (lcp.Engine: the libraries' system prompts, the host's,
+	// the MCP servers'), or a Go host's (tool.NewPrompts).
+	Prompts tool.PromptSet
 }
 
 func (o *ServerOptions) withDefaults() ServerOptions {
@@ -113,7 +119,9 @@ type Server struct {
 	opts ServerOptions
 	sdk  *sdk.Server
 
-	secrets *secretServer
+	secrets   *secretServer
+	prompts   promptNames
+	resources resourceSet
 
 	syncMu  sync.Mutex // one listing at a time
 	mu      sync.RWMutex
@@ -143,11 +151,20 @@ func NewServer(ts tool.Toolset, opts *ServerOptions) *Server {
 	caps := &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}}
 	//lint:ignore SA1019 logging is deprecated from protocol 2026-07-28 on, and still what older clients show tools' log records with
 	caps.Logging = &sdk.LoggingCapabilities{}
-	s.sdk = sdk.NewServer(&sdk.Implementation{Name: s.opts.Name, Version: s.opts.Version}, &sdk.ServerOptions{
+	sopts := &sdk.ServerOptions{
 		Instructions: s.opts.Instructions,
 		Logger:       s.opts.Logger,
 		Capabilities: caps,
-	})
+		// Subscriptions are accepted for the host's resources (see
+		// AddResource); the capability shows once there are some.
+		SubscribeHandler:   s.subscribe,
+		UnsubscribeHandler: s.unsubscribe,
+	}
+	if s.opts.Prompts != nil {
+		caps.Prompts = &sdk.PromptCapabilities{}
+		sopts.CompletionHandler = s.complete
+	}
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: s.opts.Name, Version: s.opts.Version}, sopts)
 	s.sdk.AddReceivingMiddleware(s.middleware)
 	return s
 }
@@ -215,6 +232,14 @@ func (s *Server) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 				if !known {
 					_ = s.sync(ctx)
 				}
+			}
+		case "prompts/list":
+			if s.opts.Prompts != nil {
+				return s.listPrompts(ctx)
+			}
+		case "prompts/get":
+			if p, ok := req.GetParams().(*sdk.GetPromptParams); ok && s.opts.Prompts != nil {
+				return s.getPrompt(ctx, p)
 			}
 		}
 		return next(ctx, method, req)
@@ -369,6 +394,8 @@ func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 	c.session = req.Session
 	if !newProtocol(req) {
 		ss := req.Session
+		// A client that offers sampling lends its model to the call.
+		c.model = newClientModel(ss, req.ClientCapabilities(), clientName(req.ClientInfo()))
 		c.frontEnd = func() *clientFrontEnd {
 			fe := newClientFrontEnd(s, req.ClientCapabilities(), clientName(req.ClientInfo()))
 			fe.elicit = func(ctx context.Context, p *sdk.ElicitParams) (*sdk.ElicitResult, error) { return ss.Elicit(ctx, p) }
@@ -424,6 +451,9 @@ type serverCall struct {
 	structured bool
 	progress   progressSink
 	session    *sdk.ServerSession
+	// model is the client's language model (sampling), nil when it
+	// offers none.
+	model tool.Generator
 	// frontEnd makes the front end of the call's session; it is made when
 	// the tool first asks, as most calls never do.
 	frontEnd func() *clientFrontEnd
@@ -444,6 +474,7 @@ func (c *serverCall) drive(ctx context.Context, args json.RawMessage) (*tool.Res
 		OnRequest:  c.progress.waiting,
 		OnResponse: func(*tool.Request, tool.Response) { c.progress.waiting(nil) },
 		OnEvent:    c.event,
+		Generator:  c.model,
 	})
 }
 
