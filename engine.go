@@ -81,6 +81,10 @@ type Config struct {
 	// Toolsets are more toolsets for the inventory (native Go tools of
 	// the host, MCP servers...), after the LCP tools; first name wins.
 	Toolsets []tool.Toolset
+	// Prompts are the host's own prompts (tool.NewPrompts), offered with
+	// the libraries' system prompts and the MCP servers' prompts (see
+	// Engine.Prompts); lcp mcp serves them all as MCP prompts.
+	Prompts tool.PromptSet
 	// LLM is the host's language model (an *llm.Client, say): Python tools
 	// reach it through lollms_client_instance.generate_text, native tools
 	// through tool.Generate. It is the model of every call; without it, a
@@ -112,10 +116,11 @@ type Generator = tool.Generator
 
 // Engine is a running inventory. It is safe for concurrent use.
 type Engine struct {
-	cfg    Config
-	lcp    *binding.Binding
-	remote *mcp.ClientToolset
-	inv    *tool.Inventory
+	cfg     Config
+	lcp     *binding.Binding
+	remote  *mcp.ClientToolset
+	inv     *tool.Inventory
+	prompts tool.PromptSet
 }
 
 // New builds the engine's inventory. Problems with individual tool files
@@ -182,6 +187,11 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 	}
 	sets = append(sets, e.cfg.Toolsets...)
 	e.inv = tool.Compose(sets...)
+	var remotePrompts tool.PromptSet
+	if e.remote != nil {
+		remotePrompts = e.remote
+	}
+	e.prompts = tool.ComposePrompts(libraryPrompts{b}, remotePrompts, e.cfg.Prompts)
 	return e, nil
 }
 

@@ -310,3 +310,49 @@ func TestEngineMountAPI(t *testing.T) {
 		t.Errorf("LoadToolByName = %+v, %v", info, err)
 	}
 }
+
+// The engine's prompts: the libraries' system prompts, then the host's.
+func TestEnginePrompts(t *testing.T) {
+	needPython(t)
+	dir := t.TempDir()
+	lib := "def tool_notes_prompt():\n    return 'Keep notes short.'\n\ndef tool_note(text: str):\n    \"\"\"Writes a note.\"\"\"\n    return 'noted'\n"
+	if err := os.WriteFile(filepath.Join(dir, "notes.py"), []byte(lib), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	host, err := tool.NewPrompts(tool.PromptDef{
+		Prompt: tool.Prompt{Name: "summarize", Arguments: []tool.PromptArgument{{Name: "topic", Required: true}}},
+		Get: func(_ context.Context, args map[string]string) (*tool.PromptResult, error) {
+			return &tool.PromptResult{Messages: []tool.PromptMessage{{Role: "user", Content: tool.TextContent("Summarize " + args["topic"])}}}, nil
+		},
+		Complete: func(context.Context, string, string, map[string]string) ([]string, error) {
+			return []string{"news"}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := lcp.New(context.Background(), &lcp.Config{ToolsFolders: []string{dir}, Workspace: t.TempDir(), Prompts: host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ctx := context.Background()
+	list, err := eng.Prompts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 || list[0].Name != "tool_notes_prompt" || list[1].Name != "summarize" {
+		t.Fatalf("prompts = %+v", list)
+	}
+	got, err := eng.GetPrompt(ctx, "tool_notes_prompt", nil)
+	if err != nil || got.Messages[0].Content.Text != "Keep notes short." {
+		t.Fatalf("library prompt = %+v, %v", got, err)
+	}
+	got, err = eng.GetPrompt(ctx, "summarize", map[string]string{"topic": "the week"})
+	if err != nil || got.Messages[0].Content.Text != "Summarize the week" {
+		t.Fatalf("host prompt = %+v, %v", got, err)
+	}
+	if v, err := eng.CompletePrompt(ctx, "summarize", "topic", "", nil); err != nil || len(v) != 1 {
+		t.Errorf("completion = %v, %v", v, err)
+	}
+}

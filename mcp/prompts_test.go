@@ -274,21 +274,24 @@ func TestServerLendsTheClientsModel(t *testing.T) {
 		}})
 	ctx := context.Background()
 	for _, tr := range transports {
-		t.Run(tr.name, func(t *testing.T) {
-			cs, err := c.Connect(ctx, tr.connect(t, srv), &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cs.Close()
-			res := call(t, cs, "ask_model", map[string]any{"question": "What is the answer?"})
-			if res.IsError || textOf(t, res) != "Forty-two." {
-				t.Fatalf("ask_model = %+v", res)
-			}
-			m := seen.Messages[0].Content.(*sdk.TextContent)
-			if m.Text != "What is the answer?" || seen.MaxTokens != 50 || seen.Temperature != 0.2 || seen.SystemPrompt != "Be brief." {
-				t.Errorf("the client was asked %+v (%q)", seen, m.Text)
-			}
-		})
+		for _, pr := range protocols {
+			t.Run(tr.name+"/"+pr.name, func(t *testing.T) {
+				seen = nil
+				cs, err := c.Connect(ctx, tr.connect(t, srv), &sdk.ClientSessionOptions{ProtocolVersion: pr.version})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer cs.Close()
+				res := call(t, cs, "ask_model", map[string]any{"question": "What is the answer?"})
+				if res.IsError || textOf(t, res) != "Forty-two." {
+					t.Fatalf("ask_model = %s", textOf(t, res))
+				}
+				m := seen.Messages[0].Content.(*sdk.TextContent)
+				if m.Text != "What is the answer?" || seen.MaxTokens != 50 || seen.Temperature != 0.2 || seen.SystemPrompt != "Be brief." {
+					t.Errorf("the client was asked %+v (%q)", seen, m.Text)
+				}
+			})
+		}
 	}
 	// A client that offers no sampling lends no model: the tool is told.
 	cs := goClient(t, transports[0].connect(t, srv), "2025-11-25", nil, nil, nil)

@@ -23,17 +23,19 @@ const DefaultSamplingMaxTokens = 1024
 // when the host configures none of its own. The client decides, usually
 // with its user, whether to answer.
 type clientModel struct {
-	ss     *sdk.ServerSession
+	// create sends the request: to the client on older protocol
+	// revisions, as an input request of the call's result on newer.
+	create func(ctx context.Context, p *sdk.CreateMessageParams) (*sdk.CreateMessageResult, error)
 	client string
 }
 
-// newClientModel returns the model of the session's client, or nil when
-// the client does not offer sampling.
-func newClientModel(ss *sdk.ServerSession, caps *sdk.ClientCapabilities, client string) tool.Generator {
-	if ss == nil || caps == nil || caps.Sampling == nil {
+// newClientModel returns the model of a client, which create asks, or
+// nil when the client does not offer sampling.
+func newClientModel(create func(context.Context, *sdk.CreateMessageParams) (*sdk.CreateMessageResult, error), caps *sdk.ClientCapabilities, client string) tool.Generator {
+	if create == nil || caps == nil || caps.Sampling == nil {
 		return nil
 	}
-	return &clientModel{ss: ss, client: client}
+	return &clientModel{create: create, client: client}
 }
 
 // GenerateJSON asks the client's model for the completion of prompt, sent
@@ -57,7 +59,7 @@ func (m *clientModel) GenerateJSON(ctx context.Context, prompt string, options j
 	if opts.Temperature != nil {
 		p.Temperature = *opts.Temperature
 	}
-	res, err := m.ss.CreateMessage(ctx, p)
+	res, err := m.create(ctx, p)
 	if err != nil {
 		return "", fmt.Errorf("asking the model of the MCP client %s (sampling): %w", m.client, err)
 	}

@@ -394,8 +394,10 @@ func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 	c.session = req.Session
 	if !newProtocol(req) {
 		ss := req.Session
-		// A client that offers sampling lends its model to the call.
-		c.model = newClientModel(ss, req.ClientCapabilities(), clientName(req.ClientInfo()))
+		if ss != nil {
+			// A client that offers sampling lends its model to the call.
+			c.model = newClientModel(ss.CreateMessage, req.ClientCapabilities(), clientName(req.ClientInfo()))
+		}
 		c.frontEnd = func() *clientFrontEnd {
 			fe := newClientFrontEnd(s, req.ClientCapabilities(), clientName(req.ClientInfo()))
 			fe.elicit = func(ctx context.Context, p *sdk.ElicitParams) (*sdk.ElicitResult, error) { return ss.Elicit(ctx, p) }

@@ -130,6 +130,7 @@ func runMCP(o *MCPOptions) error {
 		Broker:       broker,
 		Unattended:   mcpUnattended(policy),
 		Logger:       logger,
+		Prompts:      eng,
 	})
 	defer srv.Close()
 	mcp.TuneGC()
