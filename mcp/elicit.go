@@ -74,7 +74,9 @@ func fromElicit(p *sdk.ElicitParams) (*incoming, error) {
 	if len(props) == 1 {
 		for name, v := range props {
 			prop, _ := v.(map[string]any)
-			if prop == nil || (prop["type"] != nil && prop["type"] != "string") {
+			if prop == nil || (prop["type"] != nil && prop["type"] != "string") || titled(prop) {
+				// Titled choices stay a form, whose schema carries the
+				// titles the person reads.
 				break
 			}
 			title, _ := prop["title"].(string)
@@ -101,6 +103,15 @@ func fromElicit(p *sdk.ElicitParams) (*incoming, error) {
 		Schema:   raw,
 		Validate: true,
 	}}, nil
+}
+
+// titled reports whether a property's choices have titles: enumNames, or
+// oneOf/anyOf consts (SEP-1330).
+func titled(prop map[string]any) bool {
+	_, names := prop["enumNames"]
+	_, oneOf := prop["oneOf"]
+	_, anyOf := prop["anyOf"]
+	return names || oneOf || anyOf
 }
 
 // stringOptions returns the choices of a string property: its enum, or
@@ -154,7 +165,7 @@ func (in *incoming) result(resp tool.Response) *sdk.ElicitResult {
 	}
 	switch v := resp.Value.(type) {
 	case map[string]any:
-		return &sdk.ElicitResult{Action: actionAccept, Content: in.withDefaults(v)}
+		return &sdk.ElicitResult{Action: actionAccept, Content: in.withDefaults(plainJSON(v).(map[string]any))}
 	case json.RawMessage:
 		var m map[string]any
 		if json.Unmarshal(v, &m) == nil && m != nil {
@@ -162,6 +173,42 @@ func (in *incoming) result(resp tool.Response) *sdk.ElicitResult {
 		}
 	}
 	return &sdk.ElicitResult{Action: actionDecline}
+}
+
+// plainJSON returns v with its numbers as int64 or float64: front ends
+// keep typed numbers exact as json.Number, which is a string to Go's
+// reflection — and so to the SDK's check of the answer against the
+// form's schema, which would refuse an integer typed as 5.
+func plainJSON(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		if f, err := x.Float64(); err == nil {
+			return f
+		}
+		return x.String()
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = plainJSON(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = plainJSON(e)
+		}
+		return out
+	case []string:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = e
+		}
+		return out
+	}
+	return v
 }
 
 // withDefaults fills the fields the person left out with the defaults of
