@@ -712,6 +712,12 @@ func (r *remote) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elici
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
+	if in.req.Kind == tool.KindForm && !in.url {
+		// The form's fields in the order the server wrote them.
+		if raw := r.store.form(req.Params.RequestedSchema); raw != nil {
+			in.req.Schema = raw
+		}
+	}
 	e, _ := ctx.Value(entryKey{}).(*callEntry)
 	if e == nil {
 		r.mu.Lock()

@@ -93,6 +93,10 @@ func TestTypedFormAnswersReachTheServer(t *testing.T) {
 	if asked.Kind != tool.KindForm || !strings.Contains(string(asked.Schema), `"enumNames"`) {
 		t.Errorf("asked %+v", asked)
 	}
+	// The fields come in the server's order, not sorted.
+	if !strings.HasPrefix(string(asked.Schema), `{"type":"object","properties":{"age":{"type":"integer","default":30},"score"`) {
+		t.Errorf("the form's schema lost its order: %s", asked.Schema)
+	}
 	want := map[string]any{"age": float64(5), "score": 88.5, "titledSingle": "value2", "legacyEnum": "opt1",
 		"untitledMulti": []any{"option1", "option3"}, "titledMulti": []any{"value2"}}
 	if d := cmp.Diff(want, (<-got).Content); d != "" {

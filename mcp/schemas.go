@@ -22,10 +22,72 @@ type schemaStore struct {
 	in  map[string]json.RawMessage
 	out map[string]json.RawMessage
 	ann map[string]json.RawMessage
+	// forms are the schemas of the server's recent elicitations as they
+	// came, keyed by their canonical form (keys sorted), so that a form
+	// is shown with its fields in the server's order.
+	forms     map[string]json.RawMessage
+	formOrder []string
 }
 
+// maxForms bounds the elicitation schemas a store keeps.
+const maxForms = 32
+
 func newSchemaStore() *schemaStore {
-	return &schemaStore{in: map[string]json.RawMessage{}, out: map[string]json.RawMessage{}, ann: map[string]json.RawMessage{}}
+	return &schemaStore{in: map[string]json.RawMessage{}, out: map[string]json.RawMessage{}, ann: map[string]json.RawMessage{},
+		forms: map[string]json.RawMessage{}}
+}
+
+// captureRequest records the schema of an elicitation request.
+func (s *schemaStore) captureRequest(req *jsonrpc.Request) {
+	if req.Method != "elicitation/create" || !bytes.Contains(req.Params, []byte(`"requestedSchema"`)) {
+		return
+	}
+	var p struct {
+		RequestedSchema json.RawMessage `json:"requestedSchema"`
+	}
+	if json.Unmarshal(req.Params, &p) != nil || len(p.RequestedSchema) == 0 {
+		return
+	}
+	key, ok := canonicalJSON(p.RequestedSchema)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, seen := s.forms[key]; !seen {
+		s.formOrder = append(s.formOrder, key)
+		if len(s.formOrder) > maxForms {
+			delete(s.forms, s.formOrder[0])
+			s.formOrder = s.formOrder[1:]
+		}
+	}
+	s.forms[key] = compactJSON(p.RequestedSchema)
+}
+
+// form returns the schema of an elicitation as the server wrote it, given
+// the schema as the SDK decoded it; nil when it was not seen.
+func (s *schemaStore) form(decoded any) json.RawMessage {
+	raw, err := json.Marshal(decoded)
+	if err != nil {
+		return nil
+	}
+	key, ok := canonicalJSON(raw)
+	if !ok {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.forms[key]
+}
+
+// canonicalJSON writes a JSON value with the keys of its objects sorted.
+func canonicalJSON(raw json.RawMessage) (string, bool) {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return "", false
+	}
+	b, err := json.Marshal(v)
+	return string(b), err == nil
 }
 
 // captureResult records the schemas of a tools/list result; other results
@@ -97,15 +159,18 @@ func compactJSON(raw json.RawMessage) json.RawMessage {
 // captureMessage records the schemas of a JSON-RPC message, if it is a
 // response to tools/list.
 func (s *schemaStore) captureMessage(data []byte) {
-	if !bytes.Contains(data, []byte(`"inputSchema"`)) {
+	if !bytes.Contains(data, []byte(`"inputSchema"`)) && !bytes.Contains(data, []byte(`"requestedSchema"`)) {
 		return
 	}
 	msg, err := jsonrpc.DecodeMessage(data)
 	if err != nil {
 		return
 	}
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		s.captureResult(resp.Result)
+	switch m := msg.(type) {
+	case *jsonrpc.Response:
+		s.captureResult(m.Result)
+	case *jsonrpc.Request:
+		s.captureRequest(m)
 	}
 }
 
