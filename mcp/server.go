@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -122,6 +123,7 @@ type Server struct {
 	secrets   *secretServer
 	prompts   promptNames
 	resources resourceSet
+	pollAfter atomic.Int64 // HTTPOptions.PollAfter, in nanoseconds
 
 	syncMu  sync.Mutex // one listing at a time
 	mu      sync.RWMutex
@@ -406,7 +408,9 @@ func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 			}
 			return fe
 		}
+		stop := s.pollLater(req)
 		res, err := c.drive(ctx, p.Arguments)
+		stop()
 		c.progress.detach()
 		return c.toMCP(res, err), nil
 	}
