@@ -74,9 +74,7 @@ func fromElicit(p *sdk.ElicitParams) (*incoming, error) {
 	if len(props) == 1 {
 		for name, v := range props {
 			prop, _ := v.(map[string]any)
-			if prop == nil || (prop["type"] != nil && prop["type"] != "string") || titled(prop) {
-				// Titled choices stay a form, whose schema carries the
-				// titles the person reads.
+			if prop == nil || (prop["type"] != nil && prop["type"] != "string") {
 				break
 			}
 			title, _ := prop["title"].(string)
@@ -85,8 +83,8 @@ func fromElicit(p *sdk.ElicitParams) (*incoming, error) {
 			if def, ok := prop["default"].(string); ok {
 				r.Default = &def
 			}
-			if opts := stringOptions(prop); len(opts) > 0 {
-				r.Kind, r.Options = tool.KindSelect, opts
+			if opts, titles := stringOptions(prop); len(opts) > 0 {
+				r.Kind, r.Options, r.OptionTitles = tool.KindSelect, opts, titles
 				if r.Default != nil && !slices.Contains(opts, *r.Default) {
 					r.Default = nil
 				}
@@ -105,37 +103,52 @@ func fromElicit(p *sdk.ElicitParams) (*incoming, error) {
 	}}, nil
 }
 
-// titled reports whether a property's choices have titles: enumNames, or
-// oneOf/anyOf consts (SEP-1330).
-func titled(prop map[string]any) bool {
-	_, names := prop["enumNames"]
-	_, oneOf := prop["oneOf"]
-	_, anyOf := prop["anyOf"]
-	return names || oneOf || anyOf
-}
-
-// stringOptions returns the choices of a string property: its enum, or
-// the consts of its oneOf/anyOf (titled enums).
-func stringOptions(prop map[string]any) []string {
-	var out []string
+// stringOptions returns the choices of a string property — its enum, or
+// the consts of its oneOf/anyOf — and their titles (the legacy enumNames,
+// or the consts' titles: SEP-1330), nil when none differs from its value.
+func stringOptions(prop map[string]any) (values, titles []string) {
 	if enum, ok := prop["enum"].([]any); ok {
-		for _, e := range enum {
-			if s, ok := e.(string); ok {
-				out = append(out, s)
+		names, _ := prop["enumNames"].([]any)
+		for i, e := range enum {
+			s, ok := e.(string)
+			if !ok {
+				continue
 			}
+			values = append(values, s)
+			title := s
+			if len(names) == len(enum) {
+				if n, ok := names[i].(string); ok && n != "" {
+					title = n
+				}
+			}
+			titles = append(titles, title)
 		}
-		return out
+		return values, titlesIfAny(values, titles)
 	}
 	for _, key := range []string{"oneOf", "anyOf"} {
 		alts, _ := prop[key].([]any)
 		for _, a := range alts {
 			m, _ := a.(map[string]any)
 			if s, ok := m["const"].(string); ok {
-				out = append(out, s)
+				title, _ := m["title"].(string)
+				if title == "" {
+					title = s
+				}
+				values, titles = append(values, s), append(titles, title)
 			}
 		}
-		if len(out) > 0 {
-			return out
+		if len(values) > 0 {
+			return values, titlesIfAny(values, titles)
+		}
+	}
+	return nil, nil
+}
+
+// titlesIfAny returns titles when one of them differs from its value.
+func titlesIfAny(values, titles []string) []string {
+	for i := range values {
+		if titles[i] != values[i] {
+			return titles
 		}
 	}
 	return nil
@@ -273,6 +286,11 @@ func toElicit(r *tool.Request) (*sdk.ElicitParams, error) {
 		}
 		if r.Kind == tool.KindSelect {
 			prop["enum"] = r.Options
+			if len(r.OptionTitles) == len(r.Options) {
+				// The titled form every revision reads (deprecated by
+				// SEP-1330 in favour of oneOf, which older clients lack).
+				prop["enumNames"] = r.OptionTitles
+			}
 		}
 		if r.Default != nil {
 			prop["default"] = *r.Default

@@ -104,19 +104,32 @@ func TestTypedFormAnswersReachTheServer(t *testing.T) {
 	}
 }
 
-// A single titled choice stays a form, whose schema carries the titles.
-func TestTitledChoiceStaysAForm(t *testing.T) {
-	in, err := fromElicit(&sdk.ElicitParams{Message: "Pick", RequestedSchema: json.RawMessage(
-		`{"type":"object","properties":{"c":{"type":"string","oneOf":[{"const":"a","title":"Apple"}]}}}`)})
+// A single titled choice is a select whose options carry their titles.
+func TestTitledChoiceIsASelectWithTitles(t *testing.T) {
+	for _, schema := range []string{
+		`{"type":"object","properties":{"c":{"type":"string","oneOf":[{"const":"a","title":"Apple"},{"const":"b","title":"Banana"}]}}}`,
+		`{"type":"object","properties":{"c":{"type":"string","enum":["a","b"],"enumNames":["Apple","Banana"]}}}`,
+	} {
+		in, err := fromElicit(&sdk.ElicitParams{Message: "Pick", RequestedSchema: json.RawMessage(schema)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := in.req; r.Kind != tool.KindSelect || strings.Join(r.Options, ",") != "a,b" || strings.Join(r.OptionTitles, ",") != "Apple,Banana" {
+			t.Errorf("%s: request = %+v", schema, r)
+		}
+	}
+	in, _ := fromElicit(&sdk.ElicitParams{Message: "Pick", RequestedSchema: json.RawMessage(
+		`{"type":"object","properties":{"c":{"type":"string","enum":["a","b"],"default":"b"}}}`)})
+	if in.req.Kind != tool.KindSelect || *in.req.Default != "b" || in.req.OptionTitles != nil {
+		t.Errorf("an untitled choice: %+v", in.req)
+	}
+	// Sent by lcp's server, titles travel as enumNames.
+	p, err := toElicit(&tool.Request{Kind: tool.KindSelect, Options: []string{"a", "b"}, OptionTitles: []string{"Apple", "Banana"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.req.Kind != tool.KindForm || !strings.Contains(string(in.req.Schema), "Apple") {
-		t.Errorf("request = %+v", in.req)
-	}
-	in, _ = fromElicit(&sdk.ElicitParams{Message: "Pick", RequestedSchema: json.RawMessage(
-		`{"type":"object","properties":{"c":{"type":"string","enum":["a","b"],"default":"b"}}}`)})
-	if in.req.Kind != tool.KindSelect || *in.req.Default != "b" {
-		t.Errorf("an untitled choice: %+v", in.req)
+	raw, _ := json.Marshal(p.RequestedSchema)
+	if !strings.Contains(string(raw), `"enumNames":["Apple","Banana"]`) {
+		t.Errorf("sent schema = %s", raw)
 	}
 }

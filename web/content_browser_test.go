@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -36,7 +37,15 @@ func richTools(t *testing.T) *native.Toolset {
 				"toppings":{"type":"array","items":{"anyOf":[{"const":"ham","title":"Ham"},{"const":"egg","title":"Egg"},{"const":"kale","title":"Kale"}]},"default":["egg"]},
 				"count":{"type":"integer","default":2}},"required":["size"]}`), true)
 		}).Interactive(tool.Capabilities{Form: true, FormValidation: true})
-	ts, err := native.New(nil, chart, order)
+	hero := mustTool(t, tool.Info{Name: "hero", Description: "Asks for a hero.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, _ map[string]any) (any, error) {
+			resp, err := tool.Ask(ctx, &tool.Request{Kind: tool.KindSelect, Title: "Hero", Options: []string{"h1", "h2"}, OptionTitles: []string{"Superman", "Batman"}})
+			if err != nil {
+				return nil, err
+			}
+			return fmt.Sprint("hero ", resp.Value), nil
+		}).Interactive(tool.Capabilities{Select: true})
+	ts, err := native.New(nil, chart, order, hero)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,6 +98,18 @@ func TestBrowserRichResultsAndChoices(t *testing.T) {
 		if !strings.Contains(res, want) {
 			t.Errorf("order result lacks %s:\n%s", want, res)
 		}
+	}
+
+	// A titled select shows titles and answers the value.
+	p.run("hero", nil)
+	req = p.request("hero", "select")
+	if got := eval[string](p, `[...document.querySelectorAll('`+req+` select option:not([disabled])')].map((o) => o.textContent + '=' + o.value).join(',')`); got != "Superman=h1,Batman=h2" {
+		t.Errorf("titled select: %s", got)
+	}
+	p.do("choose Batman", chromedp.SetValue(chromedp.CSS(req+` select`), "h2"),
+		chromedp.Click(chromedp.CSS(req+` button[data-action="submit"]`)))
+	if res := p.result("hero", 1); !strings.Contains(res, "hero h2") {
+		t.Errorf("hero: %s", res)
 	}
 }
 

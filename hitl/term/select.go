@@ -18,7 +18,11 @@ func (t *Terminal) choose(ctx context.Context, r *tool.Request) (tool.Response, 
 	if r.Default != nil {
 		def = slices.Index(r.Options, *r.Default)
 	}
-	i, err := t.pick(ctx, r.Options, def)
+	shown := r.Options
+	if len(r.OptionTitles) == len(r.Options) {
+		shown = r.OptionTitles // titled choices: people read the titles
+	}
+	i, err := t.pick(ctx, shown, def)
 	if err != nil {
 		if ctx.Err() != nil || !isCancel(err) {
 			return tool.Response{}, err

@@ -317,3 +317,15 @@ func TestUnreadableTerminal(t *testing.T) {
 		t.Errorf("got %+v, want a rejection", resp)
 	}
 }
+
+// Titled choices show their titles; the answer is the value.
+func TestSelectShowsTitles(t *testing.T) {
+	r := &tool.Request{Kind: tool.KindSelect, Title: "Hero", Options: []string{"h1", "h2"}, OptionTitles: []string{"Superman", "Batman"}}
+	resp, out := answer(t, r, "2\n")
+	if resp.Value != "h2" || !strings.Contains(out, "  2. Batman") || strings.Contains(out, "h2") {
+		t.Errorf("answer %v, screen:\n%s", resp.Value, out)
+	}
+	if resp, _ := answer(t, r, "Superman\n"); resp.Value != "h1" {
+		t.Errorf("by its title: %v", resp.Value)
+	}
+}

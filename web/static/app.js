@@ -578,7 +578,8 @@
         const sel = el('select', { class: 'answer', 'aria-label': r.title || 'choice' });
         const def = r.default != null && (r.options || []).includes(r.default) ? r.default : null;
         if (def === null) sel.append(el('option', { value: '', text: 'Choose…', disabled: true, selected: true }));
-        for (const o of r.options || []) sel.append(el('option', { value: o, text: o, selected: o === def }));
+        const titles = Array.isArray(r.option_titles) && r.option_titles.length === (r.options || []).length ? r.option_titles : null;
+        (r.options || []).forEach((o, i) => sel.append(el('option', { value: o, text: titles ? titles[i] : o, selected: o === def })));
         card.append(sel);
         buttons.append(el('button', { type: 'button', class: 'primary', 'data-action': 'submit', text: 'Submit', onclick: () => {
           if (sel.selectedIndex < 0 || sel.options[sel.selectedIndex].disabled) { err.textContent = 'Choose an option.'; return; }
