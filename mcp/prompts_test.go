@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the tests answer sampling as clients still do (SEP-2577 deprecates it from 2026-07-28 on)
+
 package mcp
 
 import (

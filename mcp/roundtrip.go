@@ -89,33 +89,6 @@ func (rt *roundTrip) elicit(ctx context.Context, p *sdk.ElicitParams) (*sdk.Elic
 	return res, nil
 }
 
-// sample asks the client's model, as elicit asks the person.
-func (rt *roundTrip) sample(ctx context.Context, p *sdk.CreateMessageParams) (*sdk.CreateMessageResult, error) {
-	resp, err := rt.input(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	switch res := resp.(type) {
-	case *sdk.CreateMessageResult:
-		return res, nil
-	case *sdk.CreateMessageWithToolsResult:
-		// The SDK reads every answer of a model as the form that may hold
-		// several blocks; a model's answer to lcp is its text.
-		out := &sdk.CreateMessageResult{Model: res.Model, Role: res.Role, StopReason: res.StopReason}
-		for _, c := range res.Content {
-			if t, ok := c.(*sdk.TextContent); ok {
-				out.Content = t
-				return out, nil
-			}
-		}
-		if len(res.Content) > 0 {
-			out.Content = res.Content[0]
-		}
-		return out, nil
-	}
-	return nil, errors.New("the client did not answer the sampling request")
-}
-
 // input hands an input request to the round being served and waits for
 // the client's answer, which comes with its next call.
 func (rt *roundTrip) input(ctx context.Context, p sdk.InputRequest) (sdk.InputResponse, error) {

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 sampling is deprecated from protocol 2026-07-28 on (SEP-2577), and still how clients of every revision lend their model to omni-tools
+
 package mcp
 
 import (
@@ -71,4 +73,31 @@ func (m *clientModel) GenerateJSON(ctx context.Context, prompt string, options j
 	default:
 		return "", fmt.Errorf("the MCP client's model answered with a %T block, not text", c)
 	}
+}
+
+// sample asks the client's model, as elicit asks the person.
+func (rt *roundTrip) sample(ctx context.Context, p *sdk.CreateMessageParams) (*sdk.CreateMessageResult, error) {
+	resp, err := rt.input(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	switch res := resp.(type) {
+	case *sdk.CreateMessageResult:
+		return res, nil
+	case *sdk.CreateMessageWithToolsResult:
+		// The SDK reads every answer of a model as the form that may hold
+		// several blocks; a model's answer to lcp is its text.
+		out := &sdk.CreateMessageResult{Model: res.Model, Role: res.Role, StopReason: res.StopReason}
+		for _, c := range res.Content {
+			if t, ok := c.(*sdk.TextContent); ok {
+				out.Content = t
+				return out, nil
+			}
+		}
+		if len(res.Content) > 0 {
+			out.Content = res.Content[0]
+		}
+		return out, nil
+	}
+	return nil, errors.New("the client did not answer the sampling request")
 }

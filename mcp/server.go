@@ -398,6 +398,7 @@ func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 		ss := req.Session
 		if ss != nil {
 			// A client that offers sampling lends its model to the call.
+			//lint:ignore SA1019 see sampling.go: still how clients lend their model
 			c.model = newClientModel(ss.CreateMessage, req.ClientCapabilities(), clientName(req.ClientInfo()))
 		}
 		c.frontEnd = func() *clientFrontEnd {

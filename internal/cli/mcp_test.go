@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the client answers sampling as clients still do (deprecated from 2026-07-28 on, SEP-2577)
+
 package cli
 
 import (
