@@ -82,6 +82,17 @@ func Classify(code string, opts *Options) Verdict {
 	return Verdict{Risky: len(c.reasons) > 0, Reasons: c.reasons}
 }
 
+// ClassifyModule is Classify for code already parsed without error: mod
+// is the tree of src, whose lines the reasons count.
+func ClassifyModule(mod *ast.Module, src string, opts *Options) Verdict {
+	if opts == nil {
+		opts = &Options{}
+	}
+	c := &classifier{opts: opts, seen: map[string]bool{}, modulesSeen: map[string]bool{}}
+	c.module("", src, mod, 0)
+	return Verdict{Risky: len(c.reasons) > 0, Reasons: c.reasons}
+}
+
 type classifier struct {
 	opts        *Options
 	reasons     []string
@@ -124,6 +135,11 @@ func (c *classifier) source(label, src string, depth int) {
 		c.ask(label, "the code cannot be parsed ("+strings.TrimPrefix(first, "code.py:")+")")
 		return
 	}
+	c.module(label, src, mod, depth)
+}
+
+// module judges a parsed unit.
+func (c *classifier) module(label, src string, mod *ast.Module, depth int) {
 	u := &unit{c: c, label: label, src: src, depth: depth, aliases: map[string]string{"__builtins__": "builtins"}}
 	u.bind(mod)
 	ast.Inspect(mod, func(n ast.Node) bool {
@@ -553,3 +569,16 @@ func cutLast(p string) (string, string, bool) {
 // starRisky are modules whose star import brings process functions in.
 var starRisky = map[string]bool{"os": true, "posix": true, "nt": true, "asyncio": true, "pickle": true,
 	"concurrent.futures": true, "platform": true}
+
+// Reason says why using a module or one of its attributes, named by its
+// dotted path ("subprocess.run", "os.system", "pickle.loads"), asks in
+// safe mode: the same words as the reasons of Classify, e.g. "which runs
+// other programs". It is "" for everything that runs without asking. Static
+// analyses that judge calls one by one (lcp check) use it so that both
+// agree on what spawns processes.
+func Reason(path string) string {
+	if why := attrRisk(path); why != "" {
+		return why
+	}
+	return moduleRisk(path)
+}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/lcptools/lcp/pysrc/parser"
 )
 
 func TestSnippets(t *testing.T) {
@@ -121,4 +123,37 @@ func FuzzClassify(f *testing.F) {
 			t.Fatalf("risky without a reason: %q", code)
 		}
 	})
+}
+
+// TestReason: the per-path judgement agrees with Classify's reasons.
+func TestReason(t *testing.T) {
+	for _, c := range []struct{ path, want string }{
+		{"subprocess.run", "which runs other programs"},
+		{"subprocess", "which runs other programs"},
+		{"os.system", "which runs a shell"},
+		{"os.execv", "which runs other programs"},
+		{"pickle.loads", "which can run any code while deserializing"},
+		{"os.path.join", ""},
+		{"json.loads", ""},
+		{"builtins.__import__", ""},
+		{"", ""},
+	} {
+		if got := Reason(c.path); got != c.want {
+			t.Errorf("Reason(%q) = %q, want %q", c.path, got, c.want)
+		}
+	}
+}
+
+// TestClassifyModule: judging a tree parsed once gives what Classify gives.
+func TestClassifyModule(t *testing.T) {
+	src := "import subprocess as sp\n\ndef f():\n    sp.run(['ls'])\n"
+	mod, err := parser.ParseFile("x.py", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ClassifyModule(mod, src, nil)
+	want := Classify(src, nil)
+	if !got.Risky || strings.Join(got.Reasons, "\n") != strings.Join(want.Reasons, "\n") {
+		t.Fatalf("ClassifyModule = %+v, Classify = %+v", got, want)
+	}
 }
