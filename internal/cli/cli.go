@@ -129,6 +129,7 @@ var commands = []func(*Env) *cobra.Command{
 	newChatCmd,
 	newMCPCmd,
 	newServeCmd,
+	newNewCmd,
 }
 
 // NewRoot returns the lcp root command.
