@@ -16,7 +16,7 @@ func FuzzCheck(f *testing.F) {
 	for _, glob := range []string{"testdata/rules/*/*.py", "testdata/seeds/*/*.py", "../pysrc/testdata/conformance/adversarial/*.py"} {
 		paths, _ := filepath.Glob(glob)
 		for _, p := range paths {
-			if src, err := os.ReadFile(p); err == nil && len(src) < 1<<14 {
+			if src, err := os.ReadFile(p); err == nil && len(src) < 1<<12 {
 				f.Add(src)
 			}
 		}
