@@ -307,7 +307,9 @@ func (a *analyzer) helperCall(e *ast.Call, fn *ast.FunctionDef, args, kw []fact,
 		params = append(append(append(params, fn.Args.PosOnly...), fn.Args.Args...), fn.Args.KwOnly...)
 	}
 	bind := func(arg ast.Expr, f fact, i int) {
-		if f&(fParam|fSecret) == 0 || i < 0 || i >= len(params) {
+		// parameters past maxFollowed are not followed: each costs a walk
+		// of the helper
+		if f&(fParam|fSecret) == 0 || i < 0 || i >= len(params) || i >= maxFollowed {
 			return
 		}
 		ps := a.c.paramSummary(fn, i)
@@ -349,6 +351,9 @@ func (a *analyzer) helperCall(e *ast.Call, fn *ast.FunctionDef, args, kw []fact,
 	}
 	return out
 }
+
+// maxFollowed is the number of a helper's parameters the analysis follows.
+const maxFollowed = 16
 
 // isLogCall reports whether a callee is a logger method: logging.info,
 // logger.warning, self.log.error, logging.getLogger(...).debug.

@@ -961,7 +961,7 @@ func (a *analyzer) ret(s *ast.Return) {
 // noteReturn records what a return (value nil: None) gives, for summaries.
 func (a *analyzer) noteReturn(v ast.Expr, f fact) {
 	a.retFacts |= f
-	if v == nil || isNone(v) || f&fAnswer != 0 {
+	if v == nil || mayBeNone(v) || f&fAnswer != 0 {
 		a.sum.maybeNone = true
 	}
 	sh := a.shapeOf(v)
@@ -1012,6 +1012,17 @@ func (a *analyzer) checkShape(at ast.Node, v ast.Expr) {
 		return
 	}
 	a.report("noncanonical-return", at, a.who()+" "+what+" on this branch")
+}
+
+// mayBeNone reports whether an expression may give a literal None.
+func mayBeNone(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.IfExp:
+		return mayBeNone(e.Body) || mayBeNone(e.OrElse)
+	case *ast.BoolOp:
+		return len(e.Values) > 0 && mayBeNone(e.Values[len(e.Values)-1])
+	}
+	return isNone(e)
 }
 
 func isNone(e ast.Expr) bool {
@@ -1096,6 +1107,9 @@ func (a *analyzer) shapeOf(e ast.Expr) shape {
 	case *ast.Await:
 		return a.shapeOf(e.Value)
 	case *ast.BoolOp:
+		if len(e.Values) == 0 {
+			return shape{}
+		}
 		s := a.shapeOf(e.Values[0])
 		for _, v := range e.Values[1:] {
 			s = mergeShape(s, a.shapeOf(v))
