@@ -53,6 +53,7 @@ func (a *analyzer) helper(e ast.Expr) *ast.FunctionDef {
 // call walks a call: the callee, the arguments, then what the call means
 // for each rule.
 func (a *analyzer) call(e *ast.Call, cx ctx) fact {
+	a.c.seenCalls[e.Pos()] = true
 	var recv fact // facts of the receiver of a method call
 	var recvExpr ast.Expr
 	method := ""
@@ -271,6 +272,9 @@ func (a *analyzer) call(e *ast.Call, cx ctx) fact {
 // helperCall applies the summary of a module function at a call.
 func (a *analyzer) helperCall(e *ast.Call, fn *ast.FunctionDef, args, kw []fact, secretQuestion bool, cx ctx) fact {
 	s := a.c.summary(fn)
+	if fn != a.fn {
+		a.c.called[fn] = true
+	}
 	if s.confirms {
 		a.sum.confirms = true
 		if cx == cStmt && !s.raises {
@@ -390,16 +394,7 @@ func (a *analyzer) sensitive(n ast.Node, desc string) {
 }
 
 func (a *analyzer) reportSteps() {
-	var parts []string
-	for i, s := range a.steps {
-		if i == 3 {
-			parts = append(parts, "...")
-			break
-		}
-		parts = append(parts, s.desc+" (line "+strconv.Itoa(a.c.line(s.node))+")")
-	}
-	parts[0] = strings.TrimSuffix(parts[0], " (line "+strconv.Itoa(a.c.line(a.steps[0].node))+")")
-	msg := a.who() + " " + strings.Join(parts, ", ") + " without asking the operator first"
+	msg := a.who() + " " + a.c.describeSteps(a.steps) + " without asking the operator first"
 	if a.ignoredConfirm != nil {
 		msg += "; the confirm handler's decision on line " + strconv.Itoa(a.c.line(a.ignoredConfirm)) + " is ignored"
 	}

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
-	"github.com/lcptools/lcp/builtin/pyrisk"
 	"github.com/lcptools/lcp/pysrc"
 	"github.com/lcptools/lcp/pysrc/ast"
 	"github.com/lcptools/lcp/pysrc/parser"
@@ -195,6 +195,10 @@ type checker struct {
 
 	sums  map[*ast.FunctionDef]*summary
 	psums map[paramKey]*paramSummary
+	// seenCalls are the calls the analyses of functions walked; called are
+	// the module functions some analysis saw called (for libraryRisk).
+	seenCalls map[token.Pos]bool
+	called    map[*ast.FunctionDef]bool
 
 	seen map[findingKey]bool
 	out  []Finding
@@ -209,7 +213,8 @@ func newChecker(filename string, src []byte, file *token.File, mod *ast.Module, 
 	c := &checker{filename: filename, src: src, file: file, mod: mod, reader: reader,
 		aliases: map[string]string{}, funcs: map[string]*ast.FunctionDef{}, globals: map[string]bool{},
 		tools: map[*ast.FunctionDef]*pysrc.Tool{}, prompted: map[string]bool{},
-		sums: map[*ast.FunctionDef]*summary{}, psums: map[paramKey]*paramSummary{}, seen: map[findingKey]bool{}}
+		sums: map[*ast.FunctionDef]*summary{}, psums: map[paramKey]*paramSummary{}, seen: map[findingKey]bool{},
+		seenCalls: map[token.Pos]bool{}, called: map[*ast.FunctionDef]bool{}}
 	return c
 }
 
@@ -350,35 +355,157 @@ func (c *checker) add(code string, n ast.Node, tool, msg string) {
 		File: c.filename, Line: line, Column: col, Tool: strings.Clone(tool)})
 }
 
-// reasonLine finds the line of a pyrisk reason ("line 3: imports ...").
-var reasonLine = regexp.MustCompile(`^line (\d+):`)
-
-// libraryRisk reports a library that spawns processes (or runs code) in a
-// way no tool's analysis could attribute, and never uses the confirm
-// handler: the library-level form of risky-pattern that lcp check had
-// before the analysis per tool. It stays silent when a tool already has a
-// risky-pattern finding or the library mentions any confirmation name.
+// libraryRisk reports a library that takes a sensitive step where no
+// tool's analysis can tie it to a tool (in a class, at import time, in a
+// nested function, in a helper no tool calls) and never uses the confirm
+// handler: the library-level form of risky-pattern, which is what lcp check
+// reported for every library before the analysis per tool. It stays silent
+// when a tool already has a risky-pattern finding or the library mentions
+// any confirmation name.
 func (c *checker) libraryRisk() {
 	for _, f := range c.out {
 		if f.Code == "risky-pattern" {
 			return
 		}
 	}
-	if bytes.Contains(c.src, []byte("confirm_handler")) || bytes.Contains(c.src, []byte("_CONFIRM_HANDLER")) || c.mentionsConfirm() {
+	var steps []step
+	for _, fn := range c.order {
+		if c.tools[fn] == nil && !c.called[fn] {
+			if s := c.sums[fn]; s != nil {
+				steps = append(steps, s.steps...)
+			}
+		}
+	}
+	if c.mentionsConfirm() {
 		return
 	}
-	v := pyrisk.ClassifyModule(c.mod, string(c.src), nil)
-	if !v.Risky {
+	inspect := func(n ast.Node) {
+		ast.Inspect(n, func(n ast.Node) bool {
+			call, ok := n.(*ast.Call)
+			if !ok || c.seenCalls[call.Pos()] {
+				return true
+			}
+			path := c.resolveGlobal(call.Func)
+			desc := sensitiveCall(path)
+			if desc == "" && (path == "builtins.eval" || path == "builtins.exec" || path == "builtins.compile") &&
+				len(call.Args) > 0 && !isStrLit(call.Args[0]) {
+				desc = "runs code with " + opName(path)
+			}
+			if desc != "" {
+				steps = append(steps, step{node: call, desc: desc})
+			}
+			return true
+		})
+	}
+	// The analysed functions' own statements were seen: only the functions
+	// and classes nested in them, and everything outside them, are walked.
+	analysed := map[*ast.FunctionDef]bool{}
+	for _, fn := range c.order {
+		analysed[fn] = true
+	}
+	var walk func(list []ast.Stmt, inFunc bool)
+	walk = func(list []ast.Stmt, inFunc bool) {
+		for _, st := range list {
+			switch st := st.(type) {
+			case *ast.FunctionDef:
+				if analysed[st] {
+					walk(st.Body, true)
+				} else {
+					inspect(st)
+				}
+				continue
+			case *ast.ClassDef:
+				inspect(st)
+				continue
+			}
+			if !inFunc {
+				inspect(st)
+				continue
+			}
+			for _, body := range stmtBodies(st) {
+				walk(body, true)
+			}
+		}
+	}
+	walk(c.mod.Body, false)
+	if len(steps) == 0 {
 		return
 	}
-	r := rulesByID["risky-pattern"]
-	f := Finding{Severity: r.Severity, Code: r.ID, File: c.filename, Fix: r.Fix,
-		Message: strings.Join(v.Reasons, "; ") + "; the library never asks the operator (use the confirm handler from set_confirm_handler or init_tools_library's config)"}
-	if m := reasonLine.FindStringSubmatch(v.Reasons[0]); m != nil {
-		f.Line, _ = strconv.Atoi(m[1])
-		f.Column = newLineIndex(c.src).defNameColumn(f.Line)
+	sort.SliceStable(steps, func(i, j int) bool { return steps[i].node.Pos() < steps[j].node.Pos() })
+	c.add("risky-pattern", steps[0].node, "", "the library "+c.describeSteps(steps)+
+		", in code that no tool gates, and never uses the confirm handler (get it from set_confirm_handler or init_tools_library's config)")
+}
+
+// stmtBodies returns the statement lists nested in a compound statement.
+func stmtBodies(st ast.Stmt) [][]ast.Stmt {
+	switch st := st.(type) {
+	case *ast.If:
+		return [][]ast.Stmt{st.Body, st.OrElse}
+	case *ast.For:
+		return [][]ast.Stmt{st.Body, st.OrElse}
+	case *ast.While:
+		return [][]ast.Stmt{st.Body, st.OrElse}
+	case *ast.With:
+		return [][]ast.Stmt{st.Body}
+	case *ast.Try:
+		out := [][]ast.Stmt{st.Body, st.OrElse, st.FinalBody}
+		for _, h := range st.Handlers {
+			if h != nil {
+				out = append(out, h.Body)
+			}
+		}
+		return out
+	case *ast.Match:
+		var out [][]ast.Stmt
+		for _, mc := range st.Cases {
+			if mc != nil {
+				out = append(out, mc.Body)
+			}
+		}
+		return out
 	}
-	c.out = append(c.out, f)
+	return nil
+}
+
+// describeSteps lists up to three different steps, the lines of all but
+// the first (where the finding is).
+func (c *checker) describeSteps(steps []step) string {
+	var parts []string
+	seen := map[string]bool{}
+	for i, s := range steps {
+		if seen[s.desc] {
+			continue
+		}
+		seen[s.desc] = true
+		if len(parts) == 3 {
+			parts = append(parts, "...")
+			break
+		}
+		if i == 0 {
+			parts = append(parts, s.desc)
+			continue
+		}
+		parts = append(parts, s.desc+" (line "+strconv.Itoa(c.line(s.node))+")")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// resolveGlobal resolves a callee with the module's imports only.
+func (c *checker) resolveGlobal(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.Name:
+		if p, ok := c.aliases[e.Id]; ok {
+			return p
+		}
+		if !c.globals[e.Id] && c.funcs[e.Id] == nil && builtinNames[e.Id] {
+			return "builtins." + e.Id
+		}
+	case *ast.Attribute:
+		if b := c.resolveGlobal(e.Value); b != "" {
+			return b + "." + e.Attr
+		}
+	}
+	return ""
 }
 
 // mentionsConfirm reports whether any name of the module looks like a

@@ -2,8 +2,8 @@ package lint
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/lcptools/lcp/tool"
 )
@@ -35,18 +35,27 @@ func (f Finding) String() string {
 }
 
 // Format is String with the file shown as name.
-func (f Finding) Format(name string) string {
-	loc := name
-	if loc != "" && f.Line > 0 {
-		loc = fmt.Sprintf("%s:%d", loc, f.Line)
-		if f.Column > 0 {
-			loc = fmt.Sprintf("%s:%d", loc, f.Column)
+func (f Finding) Format(name string) string { return string(f.appendText(nil, name)) }
+
+func (f Finding) appendText(b []byte, name string) []byte {
+	if name != "" {
+		b = append(b, name...)
+		if f.Line > 0 {
+			b = append(b, ':')
+			b = strconv.AppendInt(b, int64(f.Line), 10)
+			if f.Column > 0 {
+				b = append(b, ':')
+				b = strconv.AppendInt(b, int64(f.Column), 10)
+			}
 		}
+		b = append(b, ": "...)
 	}
-	if loc != "" {
-		return fmt.Sprintf("%s: %s: %s [%s]", loc, f.Severity, f.Message, f.Code)
-	}
-	return fmt.Sprintf("%s: %s [%s]", f.Severity, f.Message, f.Code)
+	b = append(b, f.Severity...)
+	b = append(b, ": "...)
+	b = append(b, f.Message...)
+	b = append(b, " ["...)
+	b = append(b, f.Code...)
+	return append(b, ']')
 }
 
 // FromDiagnostic turns a diagnostic of discovery, the binding or the

@@ -29,8 +29,14 @@ func DisplayPath(file, base string) string {
 // DisplayPath).
 func WriteText(w io.Writer, findings []Finding, base string) error {
 	var b bytes.Buffer
+	names := map[string]string{}
 	for _, f := range findings {
-		b.WriteString(f.Format(DisplayPath(f.File, base)))
+		name, ok := names[f.File]
+		if !ok {
+			name = DisplayPath(f.File, base)
+			names[f.File] = name
+		}
+		b.Write(f.appendText(nil, name))
 		b.WriteByte('\n')
 		if f.Fix != "" {
 			b.WriteString("    fix: ")

@@ -62,13 +62,21 @@ func Run(files []*discover.File, diags []tool.Diagnostic) []Finding {
 		seq  int
 	}
 	var all []keyed
+	absPaths := map[string]string{}
 	for i, d := range diags {
 		f := FromDiagnostic(d)
 		k := keyed{Finding: f, file: -1, seq: i}
 		if f.File != "" {
-			if abs, err := filepath.Abs(f.File); err == nil {
-				k.File = abs
+			abs, ok := absPaths[f.File]
+			if !ok {
+				if a, err := filepath.Abs(f.File); err == nil {
+					abs = a
+				} else {
+					abs = f.File
+				}
+				absPaths[f.File] = abs
 			}
+			k.File = abs
 			if j, ok := order[k.File]; ok {
 				k.file = j
 				if results[j].src != nil && k.Line > 0 && k.Column == 0 {
