@@ -82,17 +82,6 @@ func Classify(code string, opts *Options) Verdict {
 	return Verdict{Risky: len(c.reasons) > 0, Reasons: c.reasons}
 }
 
-// ClassifyModule is Classify for code already parsed without error: mod
-// is the tree of src, whose lines the reasons count.
-func ClassifyModule(mod *ast.Module, src string, opts *Options) Verdict {
-	if opts == nil {
-		opts = &Options{}
-	}
-	c := &classifier{opts: opts, seen: map[string]bool{}, modulesSeen: map[string]bool{}}
-	c.module("", src, mod, 0)
-	return Verdict{Risky: len(c.reasons) > 0, Reasons: c.reasons}
-}
-
 type classifier struct {
 	opts        *Options
 	reasons     []string
@@ -135,11 +124,6 @@ func (c *classifier) source(label, src string, depth int) {
 		c.ask(label, "the code cannot be parsed ("+strings.TrimPrefix(first, "code.py:")+")")
 		return
 	}
-	c.module(label, src, mod, depth)
-}
-
-// module judges a parsed unit.
-func (c *classifier) module(label, src string, mod *ast.Module, depth int) {
 	u := &unit{c: c, label: label, src: src, depth: depth, aliases: map[string]string{"__builtins__": "builtins"}}
 	u.bind(mod)
 	ast.Inspect(mod, func(n ast.Node) bool {

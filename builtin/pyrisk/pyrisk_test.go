@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/lcptools/lcp/pysrc/parser"
 )
 
 func TestSnippets(t *testing.T) {
@@ -141,19 +139,5 @@ func TestReason(t *testing.T) {
 		if got := Reason(c.path); got != c.want {
 			t.Errorf("Reason(%q) = %q, want %q", c.path, got, c.want)
 		}
-	}
-}
-
-// TestClassifyModule: judging a tree parsed once gives what Classify gives.
-func TestClassifyModule(t *testing.T) {
-	src := "import subprocess as sp\n\ndef f():\n    sp.run(['ls'])\n"
-	mod, err := parser.ParseFile("x.py", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := ClassifyModule(mod, src, nil)
-	want := Classify(src, nil)
-	if !got.Risky || strings.Join(got.Reasons, "\n") != strings.Join(want.Reasons, "\n") {
-		t.Fatalf("ClassifyModule = %+v, Classify = %+v", got, want)
 	}
 }
