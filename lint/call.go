@@ -139,8 +139,12 @@ func (a *analyzer) call(e *ast.Call, cx ctx) fact {
 		return 0
 	}
 
-	// Sensitive steps.
+	// Sensitive steps. Deleting a temporary file the tool made is tidying
+	// up, not one.
 	desc := sensitiveCall(path)
+	if deleteFuncs[path] && len(e.Args) > 0 && args[0]&fTemp != 0 && args[0]&fParam == 0 {
+		desc = ""
+	}
 	switch {
 	case desc != "":
 	case path == "builtins.eval" || path == "builtins.exec" || path == "builtins.compile":
@@ -148,7 +152,9 @@ func (a *analyzer) call(e *ast.Call, cx ctx) fact {
 			desc = "runs code with " + strings.TrimPrefix(path, "builtins.")
 		}
 	case path == "" && recvExpr != nil && (method == "unlink" || method == "rmdir") && len(e.Args) <= 1:
-		desc = "deletes files with ." + method + "()"
+		if recv&fTemp == 0 || recv&fParam != 0 {
+			desc = "deletes files with ." + method + "()"
+		}
 	}
 	if desc != "" {
 		a.sensitive(e, desc)
@@ -228,6 +234,8 @@ func (a *analyzer) call(e *ast.Call, cx ctx) fact {
 		return 0
 	}
 	switch {
+	case strings.HasPrefix(path, "tempfile."):
+		return fTemp
 	case path == "os.getenv" || path == "os.environ.get" || path == "os.environ.pop":
 		if len(e.Args) > 0 {
 			if c, ok := e.Args[0].(*ast.Constant); ok && c.Kind == ast.Str && isSecretName(c.Str) && a.mode != modeParam {

@@ -39,10 +39,13 @@ const (
 	fHandler
 	// fConfirm: the confirm handler itself.
 	fConfirm
+	// fTemp: a temporary file's path (tempfile): deleting it is tidying up,
+	// not a sensitive step.
+	fTemp
 )
 
 // carried are the facts that pass through string and path operations.
-const carried = fSecret | fParam
+const carried = fSecret | fParam | fTemp
 
 // shape is what the return-shape rule knows of a value.
 type shape struct {
@@ -683,6 +686,7 @@ func (a *analyzer) bind(name string) {
 
 func (a *analyzer) ifStmt(s *ast.If) {
 	bodyCancel, elseCancel := a.cancelBranches(s.Test)
+	bodyFull, elseFull := fullAccessBranches(s.Test)
 	a.clearChecks(s.Test)
 	a.eval(s.Test, cTest)
 	entry := a.st
@@ -690,7 +694,10 @@ func (a *analyzer) ifStmt(s *ast.If) {
 	if bodyCancel {
 		a.cancel++
 	}
+	gated := a.gated
+	a.gated = gated || bodyFull
 	a.stmts(s.Body)
+	a.gated = a.gated && !bodyFull || gated
 	if bodyCancel {
 		a.cancel--
 	}
@@ -699,7 +706,10 @@ func (a *analyzer) ifStmt(s *ast.If) {
 	if elseCancel {
 		a.cancel++
 	}
+	gated = a.gated
+	a.gated = gated || elseFull
 	a.stmts(s.OrElse)
+	a.gated = a.gated && !elseFull || gated
 	if elseCancel {
 		a.cancel--
 	}
@@ -1240,6 +1250,31 @@ func (a *analyzer) clearChecks(test ast.Expr) {
 			a.st.setFacts(n, f&^fAnswer)
 		}
 	})
+}
+
+// fullAccessBranches tells which branch of an if runs in the full_access
+// autonomy level (AUTONOMY_LEVEL == "full_access"), where the operator has
+// chosen not to be asked: steps there need no confirmation.
+func fullAccessBranches(test ast.Expr) (body, orelse bool) {
+	c, ok := test.(*ast.Compare)
+	if !ok || len(c.Ops) != 1 || len(c.Comparators) != 1 {
+		return false, false
+	}
+	l, r := c.Left, c.Comparators[0]
+	if isStrLit(l) {
+		l, r = r, l
+	}
+	k, ok := r.(*ast.Constant)
+	if !ok || k.Kind != ast.Str || k.Str != "full_access" || !hasFold(calleeName(l), "autonomy") {
+		return false, false
+	}
+	switch c.Ops[0] {
+	case ast.Eq:
+		return true, false
+	case ast.NotEq:
+		return false, true
+	}
+	return false, false
 }
 
 // cancelBranches tells which branch of an if runs when an answer the test

@@ -65,3 +65,35 @@ def tool_clean_build():
         return {"success": False, "error": str(ex)}
     shutil.rmtree("build", ignore_errors=True)
     return {"success": True, "output": "Removed build/."}
+
+
+def tool_shell(command: str):
+    """Runs a shell command; in the full_access autonomy level without asking.
+
+    Args:
+        command (str): The command line.
+    """
+    if AUTONOMY_LEVEL == "full_access":
+        done = subprocess.run(command, shell=True, capture_output=True, text=True)
+        return {"success": done.returncode == 0, "output": done.stdout}
+    refusal = _approved(command, "Run a shell command")
+    if refusal:
+        return {"success": False, "error": refusal}
+    done = subprocess.run(command, shell=True, capture_output=True, text=True)
+    return {"success": done.returncode == 0, "output": done.stdout}
+
+
+def tool_count_bytes(text: str):
+    """Counts the bytes a text takes on disk in UTF-8, through a temporary file.
+
+    Args:
+        text (str): The text.
+    """
+    import os
+    import tempfile
+    fd, tmp = tempfile.mkstemp()
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    size = os.path.getsize(tmp)
+    os.remove(tmp)
+    return {"success": True, "output": f"{size} bytes"}
