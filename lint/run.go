@@ -3,7 +3,9 @@ package lint
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -36,6 +38,10 @@ func Run(files []*discover.File, diags []tool.Diagnostic) []Finding {
 				f := files[i]
 				src, err := os.ReadFile(f.Path)
 				if err != nil {
+					var pe *fs.PathError
+					if errors.As(err, &pe) {
+						err = pe.Err // the path is in the message already
+					}
 					r := rulesByID["unreadable-file"]
 					results[i].findings = []Finding{{Severity: r.Severity, Code: r.ID, Fix: r.Fix, File: f.Path,
 						Message: fmt.Sprintf("cannot read %s again to check it: %v", f.Path, err)}}
