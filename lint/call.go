@@ -85,11 +85,17 @@ func (a *analyzer) call(e *ast.Call, cx ctx) fact {
 		}
 		return 0
 	}
+	// Printing or logging a None answer is harmless: not a use.
+	printing := printFuncs[path] || a.isLogCall(e.Func)
+	argCtx := cUse
+	if printing {
+		argCtx = cTest
+	}
 	args := make([]fact, len(e.Args))
 	var all fact
 	secretQuestion := false
 	for i, arg := range e.Args {
-		args[i] = a.eval(arg, cUse)
+		args[i] = a.eval(arg, argCtx)
 		all |= args[i]
 		if args[i]&fSecretReq != 0 {
 			secretQuestion = true
@@ -103,7 +109,7 @@ func (a *analyzer) call(e *ast.Call, cx ctx) fact {
 		if k == nil {
 			continue
 		}
-		kw[i] = a.eval(k.Value, cUse)
+		kw[i] = a.eval(k.Value, argCtx)
 		all |= kw[i]
 		if c, ok := k.Value.(*ast.Constant); ok && c.Kind == ast.Str && c.Str == "secret" {
 			secretQuestion = true
@@ -161,7 +167,7 @@ func (a *analyzer) call(e *ast.Call, cx ctx) fact {
 	}
 
 	// Prints and logs: no secret.
-	if printFuncs[path] || a.isLogCall(e.Func) {
+	if printing {
 		verb := "prints"
 		if !printFuncs[path] {
 			verb = "logs"

@@ -406,7 +406,7 @@ func (a *analyzer) run() {
 			if pysrc.IsHiddenParam(p.Name) {
 				break
 			}
-			switch t := types[p.Name]; t {
+			switch types[p.Name] {
 			case "integer", "number", "boolean":
 				sh = shape{kind: shapeOther, what: "the parameter " + p.Name}
 			case "object":
