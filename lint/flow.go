@@ -1372,6 +1372,7 @@ func (a *analyzer) eval(e ast.Expr, cx ctx) fact {
 			f &^= fParam | fResolved
 		case "parent", "parents":
 			f &^= fSecret
+			f |= v & fResolved
 		}
 		if a.mode != modeParam && isSecretName(e.Attr) {
 			f |= fSecret
@@ -1416,8 +1417,13 @@ func (a *analyzer) eval(e ast.Expr, cx ctx) fact {
 			oc = cUse
 		}
 		a.eval(e.Left, oc)
-		for _, c := range e.Comparators {
-			a.eval(c, oc)
+		for i, c := range e.Comparators {
+			f := a.eval(c, oc)
+			// root in path.parents: a workspace check of a resolved path
+			if at, ok := c.(*ast.Attribute); ok && at.Attr == "parents" && i < len(e.Ops) &&
+				(e.Ops[i] == ast.In || e.Ops[i] == ast.NotIn) && f&fResolved != 0 {
+				a.sanitize(at.Value)
+			}
 		}
 		return 0
 	case *ast.IfExp:

@@ -105,3 +105,17 @@ def tool_prefix_check(path: str):
         return {"success": False, "error": "Outside the workspace."}
     with open(full, encoding="utf-8") as f:
         return {"success": True, "output": f.read()}
+
+
+def tool_export(file_name: str = "notes.json"):
+    """Exports the notes to a JSON file inside the workspace.
+
+    Args:
+        file_name (str): The file to write, inside the workspace.
+    """
+    root = Path.cwd().resolve()
+    target = (root / file_name).resolve()
+    if root not in target.parents:
+        return {"success": False, "error": "The export file must be inside the workspace."}
+    target.write_text("[]", encoding="utf-8")
+    return {"success": True, "output": f"Exported to {file_name}."}
