@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/lcptools/lcp/lint"
 	"github.com/spf13/cobra"
@@ -59,7 +60,7 @@ func runCheck(cmd *cobra.Command, env *Env, o *checkOptions) error {
 		return usagef("--format %q: want text, json or sarif", format)
 	}
 	var threshold lint.Severity
-	if o.failOn != "none" {
+	if !strings.EqualFold(strings.TrimSpace(o.failOn), "none") {
 		sev, err := lint.ParseSeverity(o.failOn)
 		if err != nil {
 			return usagef("--fail-on: %v (or none)", err)
@@ -95,13 +96,13 @@ func runCheck(cmd *cobra.Command, env *Env, o *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	if threshold != "" && lint.Fails(findings, threshold) {
-		n := 0
-		for _, f := range findings {
-			if f.Severity.AtLeast(threshold) {
-				n++
-			}
+	n := 0
+	for _, f := range findings {
+		if threshold != "" && f.Severity.AtLeast(threshold) {
+			n++
 		}
+	}
+	if n > 0 {
 		return &exitError{code: ExitFailure, msg: fmt.Sprintf("%d finding(s) at or above %s", n, threshold)}
 	}
 	return nil
