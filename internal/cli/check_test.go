@@ -123,7 +123,7 @@ func TestCheckFailOn(t *testing.T) {
 		want        int
 	}{
 		{dir, "", ExitFailure}, {dir, "error", ExitFailure}, {dir, "warning", ExitFailure}, {dir, "info", ExitFailure},
-		{dir, "none", 0}, {dir, "ERROR", ExitFailure},
+		{dir, "none", 0}, {dir, "None", 0}, {dir, "ERROR", ExitFailure},
 		{clean, "info", ExitFailure}, // undocumented parameter: a note
 		{clean, "warning", 0}, {clean, "", 0},
 	} {
