@@ -689,6 +689,7 @@ func (a *analyzer) ifStmt(s *ast.If) {
 	bodyFull, elseFull := fullAccessBranches(s.Test)
 	a.clearChecks(s.Test)
 	a.eval(s.Test, cTest)
+	a.clearChecks(s.Test) // again for names the test binds (walrus)
 	entry := a.st
 	a.st = a.clone(entry)
 	if bodyCancel {
@@ -725,6 +726,7 @@ func (a *analyzer) loop(test, target ast.Expr, iter fact, body, orelse []ast.Stm
 		if test != nil {
 			a.clearChecks(test)
 			a.eval(test, cTest)
+			a.clearChecks(test)
 		}
 		if target != nil {
 			a.assign(target, iter&(carried|fSecretReq), nil, shape{})
