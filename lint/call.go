@@ -155,7 +155,7 @@ func (a *analyzer) call(e *ast.Call, cx ctx) fact {
 	case desc != "":
 	case path == "builtins.eval" || path == "builtins.exec" || path == "builtins.compile":
 		if len(e.Args) > 0 && !isStrLit(e.Args[0]) {
-			desc = "runs code with " + strings.TrimPrefix(path, "builtins.")
+			desc = "runs code with " + opName(path)
 		}
 	case path == "" && recvExpr != nil && (method == "unlink" || method == "rmdir") && len(e.Args) <= 1:
 		if recv&fTemp == 0 || recv&fParam != 0 {
