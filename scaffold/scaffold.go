@@ -29,6 +29,12 @@ var librarySource string
 
 var libraryTemplate = template.Must(template.New("library.py").Parse(librarySource))
 
+// createFile creates a new file, failing if it exists (a variable so that
+// tests can make writing fail).
+var createFile = func(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+}
+
 // ErrExists is returned (wrapped) when the library's folder or a file
 // library of the same name is already there; nothing is written then.
 var ErrExists = errors.New("already exists")
@@ -149,7 +155,7 @@ func Library(dir, name string) (string, error) {
 	}
 	created = append([]string{lib}, created...)
 	file := filepath.Join(lib, name+".py")
-	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := createFile(file)
 	if err != nil {
 		cleanup()
 		return "", fmt.Errorf("creating %s: %w", file, err)

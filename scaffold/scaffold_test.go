@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/lcptools/lcp/lint"
@@ -101,21 +102,29 @@ func TestLibraryRefusesToOverwrite(t *testing.T) {
 }
 
 // TestLibraryCleansUpOnFailure: when the library cannot be written, the
-// folders Library created are removed again.
+// folders Library created are removed again, and only those.
 func TestLibraryCleansUpOnFailure(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root writes into read-only folders")
-	}
 	dir := t.TempDir()
-	ro := filepath.Join(dir, "ro")
-	if err := os.Mkdir(ro, 0o555); err != nil {
-		t.Fatal(err)
+	saved := createFile
+	defer func() { createFile = saved }()
+	createFile = func(string) (*os.File, error) { return nil, errors.New("disk full") }
+	if _, err := Library(filepath.Join(dir, "a", "b"), "x"); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("Library: %v, want the write error", err)
 	}
-	if _, err := Library(filepath.Join(ro, "sub"), "x"); err == nil {
-		t.Fatal("writing into a read-only folder succeeded")
-	}
-	entries, _ := os.ReadDir(ro)
+	entries, _ := os.ReadDir(dir)
 	if len(entries) != 0 {
 		t.Fatalf("left behind: %v", entries)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "tools"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Library(filepath.Join(dir, "tools"), "x"); err == nil {
+		t.Fatal("Library succeeded")
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, "tools")); len(entries) != 0 {
+		t.Fatalf("left behind in an existing folder: %v", entries)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tools")); err != nil {
+		t.Fatal("the existing folder was removed")
 	}
 }
