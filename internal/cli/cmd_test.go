@@ -120,6 +120,28 @@ func TestListAndCheckFlags(t *testing.T) {
 	if !c.json || !cmp.Equal(c.inv.files, []string{"x.py"}) {
 		t.Errorf("check options %+v", c)
 	}
+	c = nil
+	if err := parse(t, NewCmdCheck(testEnv(), func(o *CheckOptions) error { c = o; return nil }), "--format", "sarif", "--fail-on", "warning"); err != nil {
+		t.Fatal(err)
+	}
+	if c.format != "sarif" || c.failOn != "warning" || !c.formatSet || c.json {
+		t.Errorf("check options %+v", c)
+	}
+}
+
+func TestNewFlags(t *testing.T) {
+	var n *NewOptions
+	if err := parse(t, NewCmdNew(testEnv(), func(o *NewOptions) error { n = o; return nil }), "my_notes", "--dir", "tools"); err != nil {
+		t.Fatal(err)
+	}
+	if n.name != "my_notes" || n.dir != "tools" {
+		t.Errorf("new options %+v", n)
+	}
+	for _, args := range [][]string{{}, {"a", "b"}} {
+		if err := parse(t, NewCmdNew(testEnv(), func(*NewOptions) error { t.Error("ran"); return nil }), args...); ExitCode(err) != ExitUsage {
+			t.Errorf("lcp new %q: %v, want a usage error", args, err)
+		}
+	}
 }
 
 func TestMCPAndServeFlags(t *testing.T) {
