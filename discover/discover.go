@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/lcptools/lcp/pysrc"
+	"github.com/lcptools/lcp/pysrc/pyval"
 	"github.com/lcptools/lcp/tool"
 )
 
@@ -59,9 +60,11 @@ type File struct {
 func (f *File) Library() tool.Library {
 	lib := tool.Library{ID: f.Stem, Name: f.Stem}
 	if f.Source != nil {
-		lib.Name = f.Source.Library.Name
-		lib.Description = f.Source.Library.Description
-		lib.Icon = f.Source.Library.Icon
+		// Lone surrogates (kept by the reader in their WTF-8 form) become
+		// one U+FFFD each, as SPEC §16 says, not one per byte.
+		lib.Name = pyval.ValidUTF8(f.Source.Library.Name)
+		lib.Description = pyval.ValidUTF8(f.Source.Library.Description)
+		lib.Icon = pyval.ValidUTF8(f.Source.Library.Icon)
 	}
 	return lib
 }
@@ -76,7 +79,7 @@ type Tool struct {
 func (t *Tool) Info() tool.Info {
 	return tool.Info{
 		Name:                   t.Name,
-		Description:            t.Description,
+		Description:            pyval.ValidUTF8(t.Description),
 		InputSchema:            t.InputSchema(),
 		Interactions:           tool.AllInteractions,
 		Library:                t.File.Library(),
@@ -245,7 +248,8 @@ func (r *Result) load(path, group string, seen map[string]*Tool) {
 	}
 	pf, err := pysrc.ReadFile(path, src)
 	if err != nil {
-		r.diag("warning", "not-utf8", path, fmt.Sprintf("skipped %s: %v (tool files must be UTF-8)", path, err))
+		// err repeats the path: say what is wrong once.
+		r.diag("warning", "not-utf8", path, fmt.Sprintf("skipped %s: it is not valid UTF-8 (tool files must be UTF-8)", path))
 		return
 	}
 	stem := pysrc.Stem(path)
