@@ -303,6 +303,11 @@ func (e *Engine) Specs(ctx context.Context, f tool.Format) ([]json.RawMessage, e
 	return out, nil
 }
 
+// RefreshPrompts forgets what the prompt functions returned: the next
+// listing runs them again. Their results are otherwise kept until their
+// library's file changes (see Config.Watch and Reload).
+func (e *Engine) RefreshPrompts() { e.lcp.RefreshPrompts() }
+
 // SystemPrompts returns the libraries' contributions to the system prompt.
 func (e *Engine) SystemPrompts(ctx context.Context) []binding.SystemPrompt {
 	return e.lcp.SystemPrompts(ctx)

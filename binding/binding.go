@@ -117,6 +117,9 @@ type Binding struct {
 	// defaults are the calls' defaults per library stem.
 	defaults map[string]*tool.HandlerOptions
 
+	// prompts caches what the prompt functions returned.
+	prompts promptCache
+
 	// live maps the id of each call in flight to its host, so that what
 	// its worker prints reaches the call's events.
 	live sync.Map // string -> *callHost
@@ -194,17 +197,13 @@ func (b *Binding) Files() []*discover.File {
 func (b *Binding) Workspace() string { return b.ws }
 
 // Diagnostics returns what discovery, mounting and prompt functions
-// reported.
+// reported; a prompt function's failure is reported once, until its
+// library is reloaded or the prompts refreshed.
 func (b *Binding) Diagnostics() []tool.Diagnostic {
 	b.mu.RLock()
-	defer b.mu.RUnlock()
-	return append([]tool.Diagnostic(nil), b.diags...)
-}
-
-func (b *Binding) addDiag(d tool.Diagnostic) {
-	b.mu.Lock()
-	b.diags = append(b.diags, d)
-	b.mu.Unlock()
+	out := append([]tool.Diagnostic(nil), b.diags...)
+	b.mu.RUnlock()
+	return append(out, b.prompts.diagnostics()...)
 }
 
 // Tools lists the tools in discovery order. With Options.DynamicPrompts
