@@ -23,6 +23,7 @@ type MCPOptions struct {
 	ctx context.Context
 
 	inv      inventoryFlags
+	watch    watchFlags
 	approval approvalFlags
 	http     string
 	useHTTP  bool // --http was given (an empty ADDR means the default)
@@ -63,6 +64,7 @@ token (--token, or $LCP_MCP_TOKEN), which every request must then carry.`,
 		},
 	}
 	o.inv.register(cmd.Flags())
+	o.watch.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&o.http, "http", "", "serve streamable HTTP at this `address` (host:port) instead of stdio")
 	f.StringVar(&o.token, "token", "", "bearer `token` HTTP requests must carry (default: $LCP_MCP_TOKEN)")
@@ -108,7 +110,9 @@ func runMCP(o *MCPOptions) error {
 	// it, and calls a Python tool makes itself get the unattended answer.
 	broker := hitl.New(unattended, &hitl.Options{Policy: policy, Logger: logger})
 	defer broker.Close()
+	relay := &changeRelay{}
 	eng, err := o.inv.engine(ctx, func(cfg *lcp.Config) {
+		o.watch.configure(cfg, relay)
 		cfg.DynamicPrompts = true
 		cfg.Respond = broker.Respond // calls a Python tool makes itself
 		cfg.Logger = logger
@@ -131,6 +135,12 @@ func runMCP(o *MCPOptions) error {
 		Logger:       logger,
 	})
 	defer srv.Close()
+	relay.add(func(c lcp.Change) {
+		fmt.Fprintln(env.Stderr, "lcp mcp: reloaded: "+describeChange(c))
+		if err := srv.ToolsChanged(ctx); err != nil {
+			fmt.Fprintln(env.Stderr, "lcp mcp: listing the reloaded tools: "+err.Error())
+		}
+	})
 	mcp.TuneGC()
 
 	if !useHTTP {
