@@ -200,6 +200,12 @@ func (w *Watcher) relevant(ev fsnotify.Event) bool {
 	}
 	w.mu.Lock()
 	watched := w.dirs[ev.Name]
+	if watched && (ev.Op.Has(fsnotify.Remove) || ev.Op.Has(fsnotify.Rename)) {
+		// The kernel dropped the watch with the directory: a Set that
+		// names it again must add it anew when it is back.
+		_ = w.fs.Remove(ev.Name)
+		delete(w.dirs, ev.Name)
+	}
 	w.mu.Unlock()
 	if watched {
 		return true
