@@ -8,6 +8,13 @@
 // objects injected, exceptions and crashes contained, and the result
 // normalized like every other backend's.
 //
+// Libraries can be mounted at run time (MountToolLibrary and its family,
+// SPEC §9) and registered from code; Reload reads the files again (hot
+// reload: a file that stops parsing keeps its last good tools, and the
+// workers of changed libraries restart before their next call). The
+// results of prompt functions are cached per library until its files
+// change or RefreshPrompts.
+//
 //	b, err := binding.New(&binding.Options{Folders: []string{"./my_tools"}})
 //	if err != nil {
 //		return err

@@ -209,3 +209,65 @@ func TestReloadKeepsRegistrationsAndMounts(t *testing.T) {
 		t.Errorf("watch paths %s", paths)
 	}
 }
+
+// TestReloadWhileFilesChange: reloads racing with a writer that rewrites
+// a file in pieces (a reader can see any prefix of it, even an empty
+// file, which no check can tell from a finished one: the watcher's quiet
+// period is what waits for the end of a save) never fail and never show
+// a tool the file does not define; once the writer stops, the last
+// version is served.
+func TestReloadWhileFilesChange(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "busy.py")
+	version := func(i int) string {
+		return "def tool_busy(n: int):\n    \"\"\"Busy, version " + string(rune('a'+i%26)) + ".\"\"\"\n    return n\n\n\ndef tool_other():\n    \"\"\"Other.\"\"\"\n"
+	}
+	write(t, path, version(0))
+	b, err := New(&Options{Folders: []string{dir}, Workspace: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	stop := make(chan struct{})
+	wrote := make(chan int)
+	go func() {
+		i := 0
+		defer func() { wrote <- i }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			i++
+			src := []byte(version(i))
+			f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0o644)
+			if err != nil {
+				continue
+			}
+			for k := 0; k < len(src); k += 7 { // in pieces
+				_, _ = f.Write(src[k:min(k+7, len(src))])
+			}
+			f.Close()
+		}
+	}()
+	for i := 0; i < 200; i++ {
+		if _, err := b.Reload(); err != nil {
+			t.Fatal(err)
+		}
+		switch got := names(t, b); got {
+		case "tool_busy,tool_other", "tool_busy", "":
+		default:
+			t.Fatalf("reload %d while the file changes: %q", i, got)
+		}
+	}
+	close(stop)
+	last := <-wrote
+	if _, err := b.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	infos, _ := b.Tools(context.Background())
+	if want := "Busy, version " + string(rune('a'+last%26)) + "."; infos[0].Description != want {
+		t.Errorf("after the writer stopped: %q, want %q", infos[0].Description, want)
+	}
+}

@@ -355,7 +355,19 @@ func (r *Result) load(path, group string, seen map[string]*Tool) {
 func (r *Result) read(path, abs, stem string) (pf *pysrc.File, sum [sha256.Size]byte, lastGood, ok bool) {
 	c := r.opts.Cache
 	precise := r.opts.PreciseTypes != nil && r.opts.PreciseTypes(stem)
+	var before fs.FileInfo
+	if c != nil {
+		before, _ = os.Stat(path)
+	}
 	src, err := os.ReadFile(path)
+	if err == nil && c != nil && changing(path, before, len(src)) {
+		// Caught in the middle of a write: keep the last good version;
+		// the end of the write brings another change, and another read.
+		if good := c.good(abs, precise); good != nil {
+			r.diag("warning", "file-changing", path, fmt.Sprintf("%s changed while it was read; its last good version's tools are kept until it settles", path))
+			return good.pf, good.sum, true, true
+		}
+	}
 	if err != nil {
 		if good := c.good(abs, precise); good != nil {
 			r.diag("error", "unreadable-file", path, fmt.Sprintf("cannot read %s: %v; its last good version's tools are kept", path, pathErr(err)))
@@ -394,6 +406,16 @@ func (r *Result) read(path, abs, stem string) (pf *pysrc.File, sum [sha256.Size]
 
 func (r *Result) diag(sev, code, file, msg string) {
 	r.Diagnostics = append(r.Diagnostics, tool.Diagnostic{Severity: sev, Code: code, File: file, Message: msg})
+}
+
+// changing reports whether a file changed while it was read: its size or
+// modification time moved, or what was read is not its size.
+func changing(path string, before fs.FileInfo, n int) bool {
+	after, err := os.Stat(path)
+	if before == nil || err != nil {
+		return true
+	}
+	return before.Size() != after.Size() || !before.ModTime().Equal(after.ModTime()) || after.Size() != int64(n)
 }
 
 // pathErr strips the path an *fs.PathError repeats.

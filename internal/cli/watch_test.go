@@ -14,6 +14,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lcptools/lcp/llm/llmtest"
 )
 
 // TestMCPWatchOverStdio runs `lcp mcp --watch` with the official Go SDK
@@ -242,5 +244,56 @@ func TestMCPWatchTypeScriptClient(t *testing.T) {
 	case <-done:
 	case <-time.After(20 * time.Second):
 		t.Fatal("lcp mcp did not stop")
+	}
+}
+
+// TestChatWatch: lcp chat --watch offers the model the tools of a file
+// added between two turns, and says so on stderr.
+func TestChatWatch(t *testing.T) {
+	chatNeedPython(t)
+	dir := toolFolder(t, map[string]string{"calc.py": calcPy})
+	srv := llmtest.New(t, llmtest.Text("one"), llmtest.Text("two"))
+	inR, inW := io.Pipe()
+	var stdout, stderr syncBuffer
+	env := &Env{Stdin: inR, Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" },
+		Args: []string{"chat", "--watch", "--tools", dir, "--model", srv.BaseURL()}}
+	done := make(chan int, 1)
+	go func() { done <- Main(env) }()
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("waiting for %s; stderr: %s", what, stderr.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	_, _ = io.WriteString(inW, "first\n")
+	waitFor("the first answer", func() bool { return strings.Contains(stdout.String(), "one") })
+	writeTool(t, filepath.Join(dir, "wave.py"), "def tool_wave(to: str):\n    \"\"\"Waves.\"\"\"\n    return 'waves at ' + to\n")
+	waitFor("the reload", func() bool { return strings.Contains(stderr.String(), "lcp chat: reloaded: +tool_wave") })
+	_, _ = io.WriteString(inW, "second\n")
+	waitFor("the second answer", func() bool { return strings.Contains(stdout.String(), "two") })
+	inW.Close()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("lcp chat did not end")
+	}
+	reqs := srv.Requests()
+	has := func(r llmtest.Request, name string) bool {
+		for _, tl := range r.Tools {
+			if strings.Contains(string(tl), `"`+name+`"`) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(reqs) != 2 || has(reqs[0], "tool_wave") || !has(reqs[1], "tool_wave") || !has(reqs[1], "tool_add") {
+		t.Errorf("the model was offered %d requests' tools: %v", len(reqs), reqs)
 	}
 }
