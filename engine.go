@@ -13,6 +13,11 @@
 //	res := eng.ExecuteTool(ctx, "tool_greet", json.RawMessage(`{"name":"Ada"}`))
 //	fmt.Println(res.Text())
 //
+// Libraries mount beside the tools folders — those of the folders and
+// of the built-in default library, Go built-ins included (Config.Mount,
+// Config.Builtins, MountToolLibrary) — and Config.Watch re-reads the tool
+// files when they change (hot reload; Config.OnChange is told).
+//
 // The Engine is itself a tool.Toolset, so it composes with native Go tools
 // and can be served over MCP. Confirmations and questions of the tools go
 // to Config.Respond (typically a hitl.Broker's Respond with a terminal or
@@ -286,12 +291,8 @@ func (e *Engine) Reload(ctx context.Context) (*Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !c.Empty() {
-		// The inventory's record of which toolset owns which name.
-		_, _ = e.inv.Tools(ctx)
-		if e.cfg.OnChange != nil {
-			e.cfg.OnChange(*c)
-		}
+	if !c.Empty() && e.cfg.OnChange != nil {
+		e.cfg.OnChange(*c)
 	}
 	return c, nil
 }

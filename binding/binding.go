@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -272,8 +273,11 @@ func (b *Binding) newEntry(dt *discover.Tool) *entry {
 func (b *Binding) read(mounts []string) *table {
 	res := discover.Run(b.discoverOptions())
 	t := &table{tools: make(map[string]*entry), files: res.Files, diags: res.Diagnostics}
+	b.mu.RLock()
+	unregistered := append([]string(nil), b.unregistered...)
+	b.mu.RUnlock()
 	for _, dt := range res.Tools {
-		if b.unregisteredName(dt.Name) {
+		if slices.ContainsFunc(unregistered, func(p string) bool { return matchesPrefix(dt.Name, p) }) {
 			continue
 		}
 		b.addTo(t, b.newEntry(dt))
@@ -287,17 +291,6 @@ func (b *Binding) read(mounts []string) *table {
 		b.mountInto(t, name, files)
 	}
 	return t
-}
-
-// unregisteredName reports whether a tool name was removed with
-// UnregisterToolsByPrefix.
-func (b *Binding) unregisteredName(name string) bool {
-	for _, p := range b.unregistered {
-		if matchesPrefix(name, p) {
-			return true
-		}
-	}
-	return false
 }
 
 func matchesPrefix(name, prefix string) bool {
