@@ -8,10 +8,12 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lcptools/lcp/hitl"
 	"github.com/lcptools/lcp/native"
+	"github.com/lcptools/lcp/sandbox"
 	"github.com/lcptools/lcp/tool"
 )
 
@@ -78,7 +80,7 @@ func New(opts *Options) (tool.Toolset, error) {
 		}
 		o.Workspace = wd
 	}
-	b := &lib{opts: o}
+	b := &lib{opts: o, ledger: &sandbox.Ledger{}}
 	var tools []*native.Tool
 	for _, mk := range []func() ([]*native.Tool, error){b.workspaceTools, b.shellTools, b.pythonTools} {
 		ts, err := mk()
@@ -101,6 +103,10 @@ func New(opts *Options) (tool.Toolset, error) {
 
 type lib struct {
 	opts Options
+	// ledger remembers the files this session's sandboxed runs created.
+	ledger *sandbox.Ledger
+	pyMu   sync.Mutex
+	pyInfo map[string]pyInfo // interpreter -> what the sandbox needs for it
 }
 
 // newTool builds one native tool of a library from a hand-written schema (kept
@@ -191,6 +197,8 @@ func approve(ctx context.Context, risky bool, label, source string, why []string
 	}
 	var prompt string
 	switch {
+	case level == hitl.Strict && len(why) > 0:
+		prompt = "Strict mode asks before every such action. Note:\n- " + strings.Join(why, "\n- ")
 	case level == hitl.Strict:
 		prompt = "Strict mode asks before every such action."
 	case len(why) > 0:

@@ -478,3 +478,119 @@ func snapshot(t *testing.T, dir string) string {
 	}
 	return b.String()
 }
+
+// TestWorkspaceOwners checks the identity a root lcp gives the sandbox:
+// the owner of a user's workspace, or an unprivileged user for a
+// root-owned one (shown as root inside through an idmapped mount).
+func TestWorkspaceOwners(t *testing.T) {
+	requireSandbox(t)
+	if os.Getuid() != 0 {
+		t.Skip("needs root to own files as another user")
+	}
+	for _, tc := range []struct {
+		name             string
+		uid, gid         int
+		wantID, wantHost string
+	}{
+		{"root-owned", 0, 0, "0", "0 65534 1"},
+		{"user-owned", 4242, 4243, "4242", "4242 4242 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := t.TempDir()
+			write(t, filepath.Join(ws, "f.txt"), "f\n")
+			for _, p := range []string{ws, filepath.Join(ws, "f.txt")} {
+				if err := os.Chown(p, tc.uid, tc.gid); err != nil {
+					t.Fatal(err)
+				}
+			}
+			time.Sleep(2 * conflictSlack)
+			r := runIn(t, &Policy{Workspace: ws, Mode: CopyOnWrite}, "id -u; head -1 /proc/self/uid_map | tr -s ' ' | sed 's/^ //'; echo n > new.txt; echo more >> f.txt; ls -n f.txt | cut -d' ' -f3")
+			if r.err != nil || r.report.SetupErr != nil {
+				t.Fatalf("run: %v %v %s", r.err, r.report.SetupErr, r.stderr)
+			}
+			lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+			if len(lines) != 3 || lines[0] != tc.wantID || lines[1] != tc.wantHost || lines[2] != tc.wantID {
+				t.Errorf("inside: %q, want uid %s, map %q, owning its files", lines, tc.wantID, tc.wantHost)
+			}
+			cs, err := r.box.Changes(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := cs.Apply(func(*Change) bool { return true }, nil)
+			if len(out.Applied) != 2 {
+				t.Fatalf("applied %v, conflicts %v, failed %v", out.Applied, out.Conflicts, out.Failed)
+			}
+			for _, name := range []string{"new.txt", "f.txt"} {
+				var st syscall.Stat_t
+				if err := syscall.Stat(filepath.Join(ws, name), &st); err != nil {
+					t.Fatal(err)
+				}
+				if int(st.Uid) != tc.uid || int(st.Gid) != tc.gid {
+					t.Errorf("%s is owned by %d:%d, want %d:%d", name, st.Uid, st.Gid, tc.uid, tc.gid)
+				}
+			}
+		})
+	}
+}
+
+// TestUnprivileged runs the sandbox from lcp running as a normal user: the
+// init then binds host paths itself (it cannot be handed clones), and
+// maps only that user.
+func TestUnprivileged(t *testing.T) {
+	if os.Getenv("LCP_SANDBOX_TEST_UNPRIV") != "" {
+		unprivilegedChild(t)
+		return
+	}
+	requireSandbox(t)
+	setpriv, err := exec.LookPath("setpriv")
+	if os.Getuid() != 0 || err != nil {
+		t.Skip("needs root and setpriv to become a normal user")
+	}
+	dir := t.TempDir()
+	os.Chmod(dir, 0o755)
+	bin := filepath.Join(dir, "sandbox.test")
+	raw, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, raw, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(setpriv, "--reuid=4242", "--regid=4242", "--clear-groups", bin, "-test.run=^TestUnprivileged$", "-test.v")
+	cmd.Env = []string{"LCP_SANDBOX_TEST_UNPRIV=1", "PATH=/usr/bin:/bin", "HOME=/nonexistent", "TMPDIR=/tmp"}
+	cmd.Dir = "/"
+	out, err := cmd.CombinedOutput()
+	if strings.Contains(string(out), "--- SKIP") {
+		t.Skipf("as a normal user: %s", out)
+	}
+	if err != nil {
+		t.Fatalf("as a normal user: %v\n%s", err, out)
+	}
+}
+
+func unprivilegedChild(t *testing.T) {
+	if os.Getuid() == 0 {
+		t.Fatal("still root")
+	}
+	requireSandbox(t)
+	ws := t.TempDir()
+	write(t, filepath.Join(ws, "f.txt"), "f\n")
+	time.Sleep(2 * conflictSlack)
+	r := runIn(t, &Policy{Workspace: ws, Mode: CopyOnWrite}, "id -u; echo n > new.txt; echo more >> f.txt; touch /etc/x 2>/dev/null && echo WROTE; true")
+	if r.err != nil || r.report.SetupErr != nil {
+		t.Fatalf("run: %v %v %s", r.err, r.report.SetupErr, r.stderr)
+	}
+	if got := strings.TrimSpace(r.stdout); got != strconv.Itoa(os.Getuid()) {
+		t.Errorf("stdout = %q, want the user's own uid", got)
+	}
+	cs, err := r.box.Changes(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := cs.Apply(func(*Change) bool { return true }, nil); len(out.Applied) != 2 {
+		t.Fatalf("applied %v, conflicts %v, failed %v", out.Applied, out.Conflicts, out.Failed)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "f.txt")); string(b) != "f\nmore\n" {
+		t.Errorf("f.txt = %q", b)
+	}
+}

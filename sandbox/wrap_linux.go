@@ -67,6 +67,9 @@ func wrap(cmd *exec.Cmd, p *Policy) (b *Box, err error) {
 	if p == nil || p.Workspace == "" {
 		return nil, errors.New("sandbox: the policy names no workspace")
 	}
+	if cmd.Err != nil {
+		return nil, cmd.Err
+	}
 	pol := *p
 	pol.Limits = pol.Limits.withDefaults()
 	if pol.Mode == 0 {
@@ -74,6 +77,9 @@ func wrap(cmd *exec.Cmd, p *Policy) (b *Box, err error) {
 	}
 	if pol.Workspace, err = filepath.Abs(pol.Workspace); err != nil {
 		return nil, fmt.Errorf("sandbox: workspace: %w", err)
+	}
+	if pol.Workspace == "/" {
+		return nil, errors.New("sandbox: the workspace cannot be the root folder")
 	}
 	for _, kv := range pol.Env {
 		if k, _, _ := strings.Cut(kv, "="); IsSecretName(k) {

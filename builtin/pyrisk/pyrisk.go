@@ -47,6 +47,7 @@ import (
 	"strings"
 
 	"github.com/lcptools/lcp/pysrc/ast"
+	"github.com/lcptools/lcp/sandbox"
 	"github.com/lcptools/lcp/pysrc/parser"
 )
 
@@ -61,6 +62,10 @@ type Verdict struct {
 	// Reasons say, one per finding, what made the code risky; they are
 	// written for the operator.
 	Reasons []string
+	// Needs are the permissions beyond a sandbox the code appears to
+	// need (the network, writes outside the workspace): inside the
+	// sandbox, safe mode asks only for these.
+	Needs []sandbox.Permission
 }
 
 // Options configure Classify.

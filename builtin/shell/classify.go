@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/lcptools/lcp/sandbox"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -39,6 +40,12 @@ type Verdict struct {
 	// Reasons say, one per finding, why the command needs approval; they
 	// are written for the operator. Empty when Decision is Run.
 	Reasons []string
+	// Needs are the permissions beyond a sandbox that the command appears
+	// to need (the network, writes outside the workspace, the host
+	// itself, writes into .git), each with its reason: inside the
+	// sandbox, safe mode asks only for these. A subset of what Reasons
+	// say.
+	Needs []sandbox.Permission
 }
 
 // Options configure Classify.
@@ -92,7 +99,7 @@ func Classify(command string, opts *Options) (v Verdict) {
 	if c.more > 0 {
 		c.reasons = append(c.reasons, fmt.Sprintf("... and %d more findings", c.more))
 	}
-	return Verdict{Decision: Ask, Reasons: c.reasons}
+	return Verdict{Decision: Ask, Reasons: c.reasons, Needs: c.needs}
 }
 
 type classifier struct {
@@ -102,6 +109,7 @@ type classifier struct {
 	reasons  []string
 	more     int // findings beyond maxReasons
 	seen     map[string]bool
+	needs    []sandbox.Permission
 }
 
 // maxReasons bounds the reasons shown to the operator.
@@ -122,6 +130,36 @@ func (c *classifier) ask(n syntax.Node, format string, args ...any) {
 	} else {
 		c.more++
 	}
+}
+
+// need records a reason that is also a permission beyond the sandbox.
+func (c *classifier) need(n syntax.Node, kind sandbox.PermissionKind, path, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if n != nil {
+		msg = fmt.Sprintf("`%s`: %s", c.snippet(n), msg)
+	}
+	c.ask(nil, "%s", msg)
+	for _, p := range c.needs {
+		if p.Kind == kind && p.Path == path {
+			return
+		}
+	}
+	if len(c.needs) < maxReasons {
+		c.needs = append(c.needs, sandbox.Permission{Kind: kind, Path: path, Reason: msg})
+	}
+}
+
+// judged records the verdict of a judge: a reason, and the permission
+// it implies, if any.
+func (c *classifier) judged(n syntax.Node, j judgement) {
+	if j.why == "" {
+		return
+	}
+	if j.perm == "" {
+		c.ask(n, "%s", j.why)
+		return
+	}
+	c.need(n, j.perm, j.path, "%s", j.why)
 }
 
 // snippet is the source text of n on one line, shortened.
@@ -241,7 +279,7 @@ func (c *classifier) writeTarget(n syntax.Node, w *syntax.Word) {
 	case a.tilde && !a.splits && !strings.ContainsAny(a.text[1:], "*?[{"):
 		e, ok := c.paths.expandTilde(a.text)
 		if !ok {
-			c.ask(n, "writes to a path under another user's home")
+			c.need(n, sandbox.Unsandboxed, "", "writes to a path under another user's home")
 			return
 		}
 		p = e
@@ -249,9 +287,7 @@ func (c *classifier) writeTarget(n syntax.Node, w *syntax.Word) {
 		c.ask(n, "writes to a path computed at run time")
 		return
 	}
-	if why := c.paths.writeVerdict(p, c.cwdMoved); why != "" {
-		c.ask(n, "%s", why)
-	}
+	c.judged(n, c.paths.writeVerdict(p, c.cwdMoved))
 }
 
 // readTarget judges a word naming a file that is read by a redirection.
@@ -264,7 +300,7 @@ func (c *classifier) readTarget(n syntax.Node, w *syntax.Word) {
 		return
 	}
 	if strings.HasPrefix(a.text, "/dev/tcp/") || strings.HasPrefix(a.text, "/dev/udp/") {
-		c.ask(n, "opens a network connection through %s", a.text)
+		c.need(n, sandbox.Network, "", "opens a network connection through %s", a.text)
 		return
 	}
 	if c.paths.sensitiveRead(a.text) {
@@ -315,7 +351,7 @@ func (c *classifier) argv(n syntax.Node, words []*syntax.Word) {
 	}
 	check, ok := allowList[name]
 	if !ok {
-		c.ask(n, "%s", unknownReason(name))
+		c.judged(n, unknownReason(name, words[1:]))
 		return
 	}
 	check(c, n, name, words[1:])

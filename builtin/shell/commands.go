@@ -3,8 +3,10 @@ package shell
 import (
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/lcptools/lcp/sandbox"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -91,11 +93,12 @@ var categories = map[string][]string{
 	"runs commands that are not judged": {"eval", "exec", "source", ".", "parallel", "watch",
 		"setsid", "script", "expect", "trap", "alias", "builtin", "enable", "coproc", "fc", "bind"},
 	"deletes files": {"rm", "rmdir", "shred", "unlink", "truncate", "srm", "wipe"},
-	"changes the system or other processes": {"chmod", "chown", "chgrp", "chattr", "mount", "umount", "kill",
-		"pkill", "killall", "shutdown", "reboot", "halt", "poweroff", "systemctl", "service", "crontab", "at",
-		"batch", "useradd", "userdel", "usermod", "passwd", "apt", "apt-get", "yum", "dnf", "pacman", "apk",
-		"brew", "snap", "flatpak", "docker", "podman", "kubectl", "iptables", "ufw", "sysctl", "ln", "dd",
-		"mkfs", "fdisk", "install"},
+	"changes files or other processes": {"chmod", "chown", "chgrp", "chattr", "kill", "pkill", "killall",
+		"ln", "dd", "install", "patch", "tar", "unzip", "gzip", "gunzip", "bzip2", "xz", "zip", "split", "csplit"},
+	"changes the system": {"mount", "umount", "shutdown", "reboot", "halt", "poweroff", "systemctl", "service",
+		"crontab", "at", "batch", "useradd", "userdel", "usermod", "groupadd", "passwd", "apt", "apt-get", "dpkg",
+		"yum", "dnf", "pacman", "apk", "brew", "snap", "flatpak", "docker", "podman", "kubectl", "iptables", "ufw",
+		"sysctl", "mkfs", "fdisk", "modprobe", "insmod", "rmmod", "losetup", "swapon", "swapoff", "update-alternatives"},
 	"changes shell state in ways that are not judged": {"ulimit", "umask", "shopt", "unset", "mapfile",
 		"readarray", "hash", "declare", "local", "export", "let", "typeset", "readonly", "getopts", "disown"},
 }
@@ -114,14 +117,74 @@ func init() {
 	}
 }
 
-func unknownReason(name string) string {
-	if why, ok := categoryOf[name]; ok {
-		return name + " " + why
+// hostCategories are the categories of commands that need the host
+// itself: a sandbox (no privileges, no devices, no services) cannot give
+// them what they want.
+var hostCategories = map[string]bool{"escalates privileges": true, "changes the system": true}
+
+// unknownReason says why a command off the allow-list asks, and which
+// permission beyond a sandbox it needs, if any.
+func unknownReason(name string, args []*syntax.Word) judgement {
+	why, ok := categoryOf[name]
+	switch {
+	case ok && why == "uses the network":
+		return judgement{why: name + " " + why, perm: sandbox.Network}
+	case ok && hostCategories[why]:
+		return judgement{why: name + " " + why, perm: sandbox.Unsandboxed}
+	case ok:
+		if fetches(name, args) {
+			return judgement{why: name + " " + why + " and downloads packages", perm: sandbox.Network}
+		}
+		return judgement{why: name + " " + why}
+	case pythonName.MatchString(name):
+		if fetches(name, args) {
+			return judgement{why: name + " installs packages from the network", perm: sandbox.Network}
+		}
+		return judgement{why: name + " runs an interpreter on code that is not judged"}
 	}
-	if pythonName.MatchString(name) {
-		return name + " runs an interpreter on code that is not judged"
+	return judgement{why: name + " is not on the read-only allow-list"}
+}
+
+// installers are the subcommands of package managers that download.
+var installers = map[string][]string{
+	"npm": {"install", "i", "ci", "add", "update", "upgrade", "exec", "x", "init", "create", "publish", "audit", "outdated", "view", "info"},
+	"npx": nil, "pnpm": {"install", "i", "add", "update", "up", "dlx", "create"}, "yarn": {"install", "add", "upgrade", "dlx", "create"},
+	"go": {"get", "install", "download"}, "cargo": {"install", "fetch", "update", "search", "publish"},
+	"gem": {"install", "update", "fetch"}, "bundle": {"install", "update"}, "composer": {"install", "update", "require"},
+	"pipx": {"install", "run", "upgrade"}, "uvx": nil, "uv": {"pip", "add", "sync", "tool", "run"},
+	"poetry": {"install", "add", "update", "lock"}, "mvn": nil, "gradle": nil,
+}
+
+// fetches reports whether a package manager's command line downloads
+// (npm install, pip install, go get, go mod download...).
+func fetches(name string, args []*syntax.Word) bool {
+	subs, ok := installers[name]
+	if pythonName.MatchString(name) && strings.HasPrefix(name, "pip") {
+		subs, ok = []string{"install", "download", "wheel", "search", "index"}, true
 	}
-	return name + " is not on the read-only allow-list"
+	if !ok {
+		return false
+	}
+	if subs == nil {
+		return true
+	}
+	for _, w := range args {
+		a := analyze(w)
+		if !a.static {
+			continue
+		}
+		if name == "go" && a.text == "mod" {
+			continue
+		}
+		if strings.HasPrefix(a.text, "-") {
+			if pythonName.MatchString(name) && a.text == "-m" {
+				continue
+			}
+			continue
+		}
+		return slices.Contains(subs, a.text)
+	}
+	return false
 }
 
 // versionProbe accepts "<toolchain> --version" (and "go version"): asking
@@ -181,14 +244,12 @@ func (c *classifier) writeArg(n syntax.Node, a arg) {
 	if strings.HasPrefix(p, "~") {
 		e, ok := c.paths.expandTilde(p)
 		if !ok {
-			c.ask(n, "writes to a path under another user's home")
+			c.need(n, sandbox.Unsandboxed, "", "writes to a path under another user's home")
 			return
 		}
 		p = e
 	}
-	if why := c.paths.writeVerdict(p, c.cwdMoved); why != "" {
-		c.ask(n, "%s", why)
-	}
+	c.judged(n, c.paths.writeVerdict(p, c.cwdMoved))
 }
 
 func checkPrintf(c *classifier, n syntax.Node, name string, args []*syntax.Word) {

@@ -3,6 +3,7 @@ package shell
 import (
 	"strings"
 
+	"github.com/lcptools/lcp/sandbox"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -111,9 +112,9 @@ func (c *classifier) gitSub(n syntax.Node, sub string, rest []string) {
 		}
 		c.ask(n, "git reflog %s changes the reflog", rest[0])
 	case gitNetwork[sub]:
-		c.ask(n, "git %s uses the network", sub)
+		c.need(n, sandbox.Network, "", "git %s uses the network", sub)
 	default:
-		c.ask(n, "git %s changes the repository or is not on the read-only list", sub)
+		c.need(n, sandbox.WriteVCS, "", "git %s changes the repository or is not on the read-only list", sub)
 	}
 }
 

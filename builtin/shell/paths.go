@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/lcptools/lcp/sandbox"
 )
 
 // maxSymlinks bounds symlink resolution, as the kernel does.
@@ -50,50 +52,64 @@ func (j pathJudge) expandTilde(s string) (string, bool) {
 	return "", false
 }
 
-// writeVerdict judges a static write target. It returns "" when the write
-// stays inside the workspace, else the reason it does not.
-func (j pathJudge) writeVerdict(p string, cwdMoved bool) string {
+// judgement is a reason to ask and the permission beyond the sandbox it
+// implies ("" when the sandbox contains it).
+type judgement struct {
+	why  string
+	perm sandbox.PermissionKind
+	path string
+}
+
+func outside(p string) judgement {
+	return judgement{why: "writes outside the workspace (" + p + ")", perm: sandbox.WritePath, path: p}
+}
+
+var inGit = judgement{why: "writes inside .git, where git keeps hooks and configuration", perm: sandbox.WriteVCS}
+
+// writeVerdict judges a static write target. Its why is "" when the write
+// stays inside the workspace.
+func (j pathJudge) writeVerdict(p string, cwdMoved bool) judgement {
 	if p == "" {
-		return "writes to an empty path"
+		return judgement{why: "writes to an empty path"}
 	}
 	if specialWrite.MatchString(p) {
-		return ""
+		return judgement{}
 	}
 	if strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/") {
-		return "opens a network connection through " + p
+		return judgement{why: "opens a network connection through " + p, perm: sandbox.Network}
 	}
 	if !filepath.IsAbs(p) {
 		if cwdMoved {
-			return "writes to a relative path after changing directory"
+			return judgement{why: "writes to a relative path after changing directory"}
 		}
 		if j.ws == "" {
 			if !filepath.IsLocal(p) {
-				return "writes outside the workspace (" + p + ")"
+				return judgement{why: "writes outside the workspace (" + p + ")"}
 			}
 			if inGitDir(p) {
-				return "writes inside .git, where git keeps hooks and configuration"
+				return inGit
 			}
-			return ""
+			return judgement{}
 		}
 		p = j.ws + string(filepath.Separator) + p
 	} else if j.ws == "" {
-		return "writes outside the workspace (" + p + ")"
+		return outside(p)
 	}
 	real, ok := resolve(p, 0)
 	if !ok {
-		return "writes through a symbolic link loop (" + p + ")"
+		return judgement{why: "writes through a symbolic link loop (" + p + ")"}
 	}
 	rel, err := filepath.Rel(j.wsReal, real)
 	if err != nil || !filepath.IsLocal(rel) {
-		return "writes outside the workspace (" + p + ")"
+		return outside(real)
 	}
 	if inGitDir(rel) {
-		return "writes inside .git, where git keeps hooks and configuration"
+		return inGit
 	}
 	if fi, err := os.Lstat(real); err == nil && fi.Mode().IsRegular() && linkCount(fi) > 1 {
-		return "writes to a file with several hard links, which may be outside the workspace (" + p + ")"
+		return judgement{why: "writes to a file with several hard links, which may be outside the workspace (" + p + ")"}
 	}
-	return ""
+	return judgement{}
 }
 
 func inGitDir(rel string) bool {

@@ -47,6 +47,10 @@ type Spec struct {
 	// MaxOutput is the number of bytes kept per stream: the first half and
 	// the last half of what the process wrote. Zero means DefaultMaxOutput.
 	MaxOutput int
+	// Wrap, when set, may rewrite the command right before it starts (to
+	// run it in a sandbox); the function it returns is called once the
+	// command has started or failed to. An error means nothing runs.
+	Wrap func(cmd *exec.Cmd) (started func(), err error)
 }
 
 // Capture is what was kept of one output stream.
@@ -95,8 +99,17 @@ func Run(ctx context.Context, s Spec) (*Outcome, error) {
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = waitDelay
 
+	started := func() {}
+	if s.Wrap != nil {
+		var err error
+		if started, err = s.Wrap(cmd); err != nil {
+			return nil, fmt.Errorf("prepare %s: %w", s.Path, err)
+		}
+	}
 	start := time.Now()
-	if err := spawn.Start(cmd); err != nil {
+	err := spawn.Start(cmd)
+	started()
+	if err != nil {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, syscall.ENOENT) {
 			return nil, fmt.Errorf("start %s: %w: %w", s.Path, ErrNotFound, err)
 		}
