@@ -59,6 +59,12 @@ type Config struct {
 	// MemoryLimit caps each Python worker's address space in bytes; zero
 	// means no limit.
 	MemoryLimit int64
+	// Sandbox runs every Python tool library's worker inside the kernel
+	// sandbox (its workspace writable, .git read-only), as if each had
+	// host_tool_configs[lib]["sandbox"] = "workspace-write"; a library's
+	// own setting wins. The built-in shell and Python tools are sandboxed
+	// in strict and safe regardless.
+	Sandbox bool
 	// NoCoercion turns off the coercion of string arguments (SPEC §7).
 	NoCoercion bool
 	// DynamicPrompts applies tool_<name>_prompt functions when listing
@@ -118,6 +124,7 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 		MemoryLimit: e.cfg.MemoryLimit,
 		OnOutput:    e.cfg.OnOutput,
 		Logger:      e.cfg.Logger,
+		Wrap:        e.wrapWorker,
 	})
 	var sets []tool.Toolset
 	useDefault := len(e.cfg.ToolsFolders) == 0 && len(e.cfg.ToolFiles) == 0

@@ -8,7 +8,6 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/lcptools/lcp/hitl"
@@ -105,8 +104,6 @@ type lib struct {
 	opts Options
 	// ledger remembers the files this session's sandboxed runs created.
 	ledger *sandbox.Ledger
-	pyMu   sync.Mutex
-	pyInfo map[string]pyInfo // interpreter -> what the sandbox needs for it
 }
 
 // newTool builds one native tool of a library from a hand-written schema (kept

@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/lcptools/lcp/builtin/internal/proc"
 	"github.com/lcptools/lcp/builtin/pyrisk"
@@ -18,6 +17,7 @@ import (
 	"github.com/lcptools/lcp/builtin/workspace"
 	"github.com/lcptools/lcp/hitl"
 	"github.com/lcptools/lcp/native"
+	"github.com/lcptools/lcp/sandbox"
 	"github.com/lcptools/lcp/tool"
 )
 
@@ -351,47 +351,6 @@ func (b *lib) pythonJob(ctx context.Context, j *job, interp string, v pyrisk.Ver
 	j.extraEnv = []string{"MPLBACKEND=Agg", "PYTHONUNBUFFERED=1", "PYTHONIOENCODING=utf-8"}
 	j.safeEnv = shell.SafeEnv
 	if sandboxOn(call(ctx).Config) {
-		j.program, j.readPaths = b.realPython(interp)
+		j.program, j.readPaths = sandbox.Python(interp)
 	}
-}
-
-// pyInfo is what running an interpreter in the sandbox takes.
-type pyInfo struct {
-	program string   // the real executable (sys.executable)
-	paths   []string // its prefixes and user site-packages
-}
-
-// realPython returns the real program behind an interpreter (a pyenv or
-// asdf shim lives in the home folder, which the sandbox hides) and the
-// folders it needs, asking the interpreter once.
-func (b *lib) realPython(interp string) (string, []string) {
-	b.pyMu.Lock()
-	defer b.pyMu.Unlock()
-	if info, ok := b.pyInfo[interp]; ok {
-		return info.program, info.paths
-	}
-	info := pyInfo{program: interp}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, interp, "-c",
-		"import sys, site\nprint(sys.executable)\nprint(sys.prefix)\nprint(sys.base_prefix)\nprint(site.getusersitepackages() if site.ENABLE_USER_SITE else '')").Output()
-	if err == nil {
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		if len(lines) > 0 && filepath.IsAbs(lines[0]) {
-			info.program = lines[0]
-		}
-		for _, l := range lines[1:] {
-			if l = strings.TrimSpace(l); filepath.IsAbs(l) {
-				info.paths = append(info.paths, l)
-			}
-		}
-		if real, err := filepath.EvalSymlinks(info.program); err == nil {
-			info.paths = append(info.paths, filepath.Dir(filepath.Dir(real)))
-		}
-	}
-	if b.pyInfo == nil {
-		b.pyInfo = map[string]pyInfo{}
-	}
-	b.pyInfo[interp] = info
-	return info.program, info.paths
 }

@@ -108,8 +108,8 @@ const (
 	DefaultTmpSize   = 1 << 30
 )
 
-// withDefaults returns l with zero fields set to the defaults.
-func (l Limits) withDefaults() Limits {
+// WithDefaults returns l with its zero fields set to the defaults.
+func (l Limits) WithDefaults() Limits {
 	if l.Memory == 0 {
 		l.Memory = DefaultMemory
 	}

@@ -71,7 +71,7 @@ func wrap(cmd *exec.Cmd, p *Policy) (b *Box, err error) {
 		return nil, cmd.Err
 	}
 	pol := *p
-	pol.Limits = pol.Limits.withDefaults()
+	pol.Limits = pol.Limits.WithDefaults()
 	if pol.Mode == 0 {
 		pol.Mode = ReadOnly
 	}

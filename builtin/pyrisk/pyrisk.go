@@ -47,8 +47,8 @@ import (
 	"strings"
 
 	"github.com/lcptools/lcp/pysrc/ast"
-	"github.com/lcptools/lcp/sandbox"
 	"github.com/lcptools/lcp/pysrc/parser"
+	"github.com/lcptools/lcp/sandbox"
 )
 
 // MaxDepth bounds the nesting of judged literals (exec of exec of ...) and

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/lcptools/lcp/hitl/term"
+	"github.com/lcptools/lcp/sandbox"
 	"github.com/spf13/cobra"
 	xterm "golang.org/x/term"
 )
@@ -102,6 +103,7 @@ func ExitCode(err error) int {
 func Main(env *Env) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	warnNoSandbox(env, sandbox.Probe)
 	root := NewRoot(env)
 	root.SetArgs(env.Args)
 	err := root.ExecuteContext(ctx)
@@ -129,6 +131,7 @@ var commands = []func(*Env) *cobra.Command{
 	newChatCmd,
 	newMCPCmd,
 	newServeCmd,
+	newDoctorCmd,
 }
 
 // NewRoot returns the lcp root command.

@@ -24,6 +24,7 @@ type inventoryFlags struct {
 	noCoerce   bool
 	llm        string
 	mcpConfig  string
+	sandbox    bool
 	// getenv reads the environment (the API key of --llm); nil means
 	// os.Getenv.
 	getenv func(string) string
@@ -45,6 +46,7 @@ func (f *inventoryFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.timeout, "timeout", 0, "time limit of each call, e.g. 30s (default: none)")
 	fs.BoolVar(&f.noCoerce, "no-coerce", false, "pass string arguments to Python tools as given, without coercion")
 	fs.StringVar(&f.mcpConfig, "mcp-config", "", "JSON `file` of MCP servers whose tools join the inventory as <alias>::<tool> (the mcpServers shape of desktop clients, or a list)")
+	fs.BoolVar(&f.sandbox, "sandbox", false, "run every Python tool library in the kernel sandbox (workspace writable, .git read-only, no network unless configured)")
 	fs.StringVar(&f.llm, "llm", "", "OpenAI-compatible `endpoint` (BASE_URL[#MODEL]) that Python tools reach through lollms_client_instance.generate_text; key from $LCP_API_KEY or $OPENAI_API_KEY")
 }
 
@@ -57,6 +59,7 @@ func (f *inventoryFlags) config() (*lcp.Config, error) {
 		Python:       f.python,
 		CallTimeout:  f.timeout,
 		NoCoercion:   f.noCoerce,
+		Sandbox:      f.sandbox,
 	}
 	if f.hostConfig != "" {
 		raw, err := os.ReadFile(f.hostConfig)
