@@ -110,6 +110,7 @@ type classifier struct {
 	more     int // findings beyond maxReasons
 	seen     map[string]bool
 	needs    []sandbox.Permission
+	gitRisk  *string // gitConfigRisk, once read
 }
 
 // maxReasons bounds the reasons shown to the operator.
@@ -226,6 +227,11 @@ func (c *classifier) visit(n syntax.Node) bool {
 		c.param(n)
 	case *syntax.TestClause:
 		c.test(n.X)
+	case *syntax.WordIter:
+		// for NAME in ...; select NAME in ...: an assignment.
+		if n.Name != nil {
+			c.assign(n, n.Name.Value)
+		}
 	case *syntax.CoprocClause:
 		c.ask(n, "coprocesses are not judged")
 	case *syntax.TestDecl:
@@ -248,16 +254,17 @@ func (c *classifier) redirect(r *syntax.Redirect) {
 		c.ask(r, "the file descriptor variable has a subscript")
 	}
 	switch r.Op {
-	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob,
-		syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob, syntax.RdrInOut:
-		c.writeTarget(r, r.Word)
+	case syntax.AppOut, syntax.AppClob, syntax.AppAll, syntax.AppAllClob:
+		c.writeTarget(r, r.Word, false)
+	case syntax.RdrOut, syntax.RdrClob, syntax.RdrAll, syntax.RdrAllClob, syntax.RdrInOut:
+		c.writeTarget(r, r.Word, true)
 	case syntax.DplOut, syntax.DplIn:
 		w := analyze(r.Word)
 		if w.static && (w.text == "-" || isDigits(strings.TrimSuffix(w.text, "-"))) {
 			return // duplicating or closing a descriptor
 		}
 		if r.Op == syntax.DplOut {
-			c.writeTarget(r, r.Word) // >&file is &>file
+			c.writeTarget(r, r.Word, true) // >&file is &>file
 		} else {
 			c.readTarget(r, r.Word)
 		}
@@ -270,9 +277,15 @@ func (c *classifier) redirect(r *syntax.Redirect) {
 	}
 }
 
-// writeTarget judges a word naming a file that is written.
-func (c *classifier) writeTarget(n syntax.Node, w *syntax.Word) {
+// writeTarget judges a word naming a file that is written; replace says
+// that an existing file loses its content (>, tee, cp), as opposed to
+// growing (>>) or being created.
+func (c *classifier) writeTarget(n syntax.Node, w *syntax.Word, replace bool) {
 	a := analyze(w)
+	if procPath(a.text) {
+		c.ask(n, "writes through /proc into another process's files")
+		return
+	}
 	p := a.text
 	switch {
 	case a.static:
@@ -287,7 +300,7 @@ func (c *classifier) writeTarget(n syntax.Node, w *syntax.Word) {
 		c.ask(n, "writes to a path computed at run time")
 		return
 	}
-	c.judged(n, c.paths.writeVerdict(p, c.cwdMoved))
+	c.judged(n, c.paths.writeVerdict(p, c.cwdMoved, replace))
 }
 
 // readTarget judges a word naming a file that is read by a redirection.
@@ -303,6 +316,10 @@ func (c *classifier) readTarget(n syntax.Node, w *syntax.Word) {
 		c.need(n, sandbox.Network, "", "opens a network connection through %s", a.text)
 		return
 	}
+	if procPath(a.text) {
+		c.ask(n, "reads another process's files through /proc")
+		return
+	}
 	if c.paths.sensitiveRead(a.text) {
 		c.ask(n, "reads credentials (%s)", a.text)
 	}
@@ -310,7 +327,9 @@ func (c *classifier) readTarget(n syntax.Node, w *syntax.Word) {
 
 func (c *classifier) call(n *syntax.CallExpr) {
 	for _, as := range n.Assigns {
-		if as.Name != nil {
+		// IFS before a command changes only how that command (read)
+		// splits: the command's own words were split before.
+		if as.Name != nil && !(as.Name.Value == "IFS" && len(n.Args) > 0) {
 			c.assign(as, as.Name.Value)
 		}
 	}
@@ -328,7 +347,10 @@ func (c *classifier) argv(n syntax.Node, words []*syntax.Word) {
 	}
 	for _, w := range words[1:] {
 		a := analyze(w)
-		if c.paths.sensitiveRead(a.text) {
+		switch {
+		case procPath(a.text):
+			c.ask(n, "reaches another process's files through /proc (%s)", a.text)
+		case c.paths.sensitiveRead(a.text):
 			c.ask(n, "reads credentials (%s)", a.text)
 		}
 	}
@@ -465,6 +487,9 @@ func (c *classifier) param(p *syntax.ParamExp) {
 	}
 	if p.Flags != nil || p.NestedParam != nil {
 		c.ask(p, "zsh expansions are not judged")
+	}
+	if p.Exp != nil && p.Param != nil && (p.Exp.Op == syntax.AssignUnset || p.Exp.Op == syntax.AssignUnsetOrNull) {
+		c.assign(p, p.Param.Value) // ${NAME:=value} assigns
 	}
 }
 
