@@ -57,10 +57,10 @@ func checkSed(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 
 // sedOpts are the options of one sed command line.
 type sedOpts struct {
-	scripts, operands     []arg
-	file, inPlace         bool
-	sandbox, follow       bool
-	suffix                string
+	scripts, operands []arg
+	file, inPlace     bool
+	sandbox, follow   bool
+	suffix            string
 }
 
 // sedOptions reads sed's options as GNU getopt does with sed's option
