@@ -285,7 +285,7 @@ func (b *lib) runPythonCode(ctx context.Context, in pyCodeArgs) (map[string]any,
 	if err != nil {
 		return failure(err.Error(), nil), nil
 	}
-	v := pyrisk.Classify(in.Code, &pyrisk.Options{Module: moduleFinder(ws, ".")})
+	v := pyrisk.Classify(in.Code, &pyrisk.Options{Module: moduleFinder(ws, "."), Workspace: ws.Dir()})
 	ws.Close()
 	cfg := call(ctx).Config
 	j := &job{what: "Python", label: "Run Python code", source: in.Code,
@@ -328,7 +328,7 @@ func (b *lib) runPythonFile(ctx context.Context, in pyFileArgs) (map[string]any,
 	case err != nil:
 		return failure(pathError(err), payload), nil
 	default:
-		v = pyrisk.Classify(string(src), &pyrisk.Options{Module: moduleFinder(ws, filepath.Dir(rel), ".")})
+		v = pyrisk.Classify(string(src), &pyrisk.Options{Module: moduleFinder(ws, filepath.Dir(rel), "."), Workspace: ws.Dir()})
 	}
 	argv := append([]string{filepath.Base(interp), shown}, in.Args...)
 	cfg := call(ctx).Config
@@ -346,7 +346,9 @@ func (b *lib) runPythonFile(ctx context.Context, in pyFileArgs) (map[string]any,
 // sandbox needs to run the interpreter (its real program and prefix, not
 // a shim in the hidden home folder).
 func (b *lib) pythonJob(ctx context.Context, j *job, interp string, v pyrisk.Verdict) {
-	j.reasons, j.needs = v.Reasons, v.Needs
+	// Without a sandbox, safe mode asks before anything not proven
+	// harmless: code that writes files too.
+	j.reasons, j.needs = append(slices.Clip(v.Reasons), v.Writes...), v.Needs
 	j.hostEnv = func() []string { return withPythonEnv(os.Environ()) }
 	j.extraEnv = []string{"MPLBACKEND=Agg", "PYTHONUNBUFFERED=1", "PYTHONIOENCODING=utf-8"}
 	j.safeEnv = shell.SafeEnv
