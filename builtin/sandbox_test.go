@@ -165,3 +165,21 @@ func toStrings(v any) []string {
 	}
 	return out
 }
+
+// TestWriteThroughLinkIntoGit checks that workspace_tools judge a write
+// where it lands: a link in the workspace that leads into .git is .git.
+func TestWriteThroughLinkIntoGit(t *testing.T) {
+	e := newEnv(t, "safe")
+	e.write(".git/hooks/.keep", "")
+	if err := os.Symlink(".git/hooks", filepath.Join(e.ws, "hooks")); err != nil {
+		t.Skip(err)
+	}
+	res := e.call("tool_write_file", map[string]any{"file_name": "hooks/pre-commit", "content": "#!/bin/sh\nid\n"})
+	if len(e.asked) != 1 || !strings.Contains(e.asked[0].Source, ".git") {
+		t.Fatalf("asked = %+v", e.asked)
+	}
+	wantSuccess(t, res, false)
+	if _, err := os.Stat(filepath.Join(e.ws, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error("a hook was planted through a link")
+	}
+}
