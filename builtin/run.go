@@ -347,8 +347,12 @@ func (b *lib) runPythonFile(ctx context.Context, in pyFileArgs) (map[string]any,
 // a shim in the hidden home folder).
 func (b *lib) pythonJob(ctx context.Context, j *job, interp string, v pyrisk.Verdict) {
 	// Without a sandbox, safe mode asks before anything not proven
-	// harmless: code that writes files too.
-	j.reasons, j.needs = append(slices.Clip(v.Reasons), v.Writes...), v.Needs
+	// harmless: code that writes files, reads credentials or uses the
+	// network too.
+	j.reasons, j.needs = slices.Concat(v.Reasons, v.Writes, v.Reads), v.Needs
+	for _, p := range v.Needs {
+		j.reasons = append(j.reasons, p.Reason)
+	}
 	j.hostEnv = func() []string { return withPythonEnv(os.Environ()) }
 	j.extraEnv = []string{"MPLBACKEND=Agg", "PYTHONUNBUFFERED=1", "PYTHONIOENCODING=utf-8"}
 	j.safeEnv = shell.SafeEnv

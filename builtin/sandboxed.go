@@ -319,13 +319,13 @@ func noteLimits(res map[string]any, out *proc.Outcome, rep *sandbox.Report) {
 	switch {
 	case out.Signal == "SIGXCPU" || rep.Signal == "SIGXCPU":
 		hit = fmt.Sprintf("the CPU time limit (%s per process)", l.CPUTime)
-	case out.Signal == "SIGXFSZ" || rep.Signal == "SIGXFSZ" || strings.Contains(text, "File too large"):
+	case out.Signal == "SIGXFSZ" || rep.Signal == "SIGXFSZ" || containsAny(text, "File too large", "File size limit exceeded"):
 		hit = fmt.Sprintf("the file size limit (%s)", bytesText(l.FileSize))
 	case rep.PeakProcesses >= l.Processes-2 || containsAny(text, "fork: retry", "fork: Resource temporarily unavailable",
 		"Cannot fork", "can't start new thread", "BlockingIOError: [Errno 11]"):
 		hit = fmt.Sprintf("the process limit (%d processes and threads)", l.Processes)
 	case containsAny(text, "MemoryError", "Cannot allocate memory", "xmalloc", "out of memory", "bad_alloc",
-		"heap out of memory", "cannot allocate memory"):
+		"heap out of memory", "cannot allocate memory") || l.Memory > 0 && rep.MaxRSS >= l.Memory*8/10:
 		hit = fmt.Sprintf("the memory limit (%s per process)", bytesText(l.Memory))
 	}
 	if hit == "" {
@@ -334,6 +334,9 @@ func noteLimits(res map[string]any, out *proc.Outcome, rep *sandbox.Report) {
 	res["limit_hit"] = hit
 	if res["success"] == false {
 		failWith(res, "The sandbox stopped it at "+hit+".")
+	} else {
+		out, _ := res["output"].(string)
+		res["output"] = strings.TrimRight(out, "\n") + "\n[sandbox] it reached " + hit + "; its output may be incomplete."
 	}
 }
 

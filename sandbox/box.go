@@ -44,6 +44,9 @@ type Report struct {
 	Signal string
 	// PeakProcesses is the most processes seen at once.
 	PeakProcesses int
+	// MaxRSS is the largest resident size any process of the run
+	// reached, in bytes (0 when the run was killed).
+	MaxRSS int64
 	// Limits are the limits the run had.
 	Limits Limits
 }
@@ -110,7 +113,7 @@ func (b *Box) Report() *Report {
 		case "warn":
 			r.Warnings = append(r.Warnings, m.Step+": "+m.Err)
 		case "exit":
-			r.Exited, r.Code, r.Signal, r.PeakProcesses = true, m.Code, m.Signal, m.PeakProcs
+			r.Exited, r.Code, r.Signal, r.PeakProcesses, r.MaxRSS = true, m.Code, m.Signal, m.PeakProcs, m.MaxRSS
 		}
 	}
 	b.statusR.Close()

@@ -90,4 +90,7 @@ type statusMsg struct {
 	Signal string `json:"signal,omitempty"`
 	// PeakProcs is the most processes seen at once in the sandbox.
 	PeakProcs int `json:"peak_procs,omitempty"`
+	// MaxRSS is the largest resident size of any process of the run, in
+	// bytes.
+	MaxRSS int64 `json:"max_rss,omitempty"`
 }

@@ -158,6 +158,10 @@ func (s *initState) supervise(pid int) int {
 	}
 	close(done)
 	m := statusMsg{Type: "exit", PeakProcs: int(peak.Load())}
+	var ru unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_CHILDREN, &ru) == nil {
+		m.MaxRSS = ru.Maxrss << 10
+	}
 	switch {
 	case ws.Signaled():
 		m.Code, m.Signal = 128+int(ws.Signal()), unix.SignalName(ws.Signal())

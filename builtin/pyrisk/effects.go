@@ -2,6 +2,7 @@ package pyrisk
 
 import (
 	"path"
+	"regexp"
 	"strings"
 
 	"github.com/lcptools/lcp/pysrc/ast"
@@ -53,6 +54,11 @@ var writeMethods = map[string]bool{
 var pathMethods = map[string]bool{"write_text": true, "write_bytes": true, "unlink": true, "rmdir": true,
 	"touch": true, "chmod": true, "symlink_to": true, "hardlink_to": true, "rename": true, "replace": true}
 
+// socketMethods are methods that open network connections whatever
+// their object (asyncio's loops and streams).
+var socketMethods = map[string]bool{"open_connection": true, "create_connection": true, "start_server": true,
+	"create_datagram_endpoint": true, "sock_connect": true, "create_server": true, "open_unix_connection": true}
+
 // fetchMethods are function names that fetch what a URL names.
 var fetchMethods = map[string]bool{"get": true, "post": true, "put": true, "delete": true, "head": true,
 	"patch": true, "request": true, "urlopen": true, "urlretrieve": true, "Request": true, "read_csv": true,
@@ -72,6 +78,10 @@ func (e *effects) call(u *unit, n *ast.Call) {
 	if url := urlArg(n); url != "" && (fetchMethods[method] || networkModule(f) != "") {
 		u.c.needNetwork(u.where(n), "fetches "+url)
 	}
+	if socketMethods[method] {
+		u.c.needNetwork(u.where(n), "opens network connections ("+method+")")
+	}
+	e.reads(u, n, f)
 	var target ast.Expr
 	switch {
 	case f == "builtins.open" || f == "io.open" || f == "codecs.open":
@@ -206,5 +216,75 @@ func (c *classifier) write(where, reason string) {
 	}
 	if len(c.writes) < maxReasons {
 		c.writes = append(c.writes, r)
+	}
+}
+
+// walkFuncs list or read folder trees.
+var walkFuncs = map[string]bool{"os.walk": true, "os.listdir": true, "os.scandir": true, "glob.glob": true,
+	"glob.iglob": true, "os.fwalk": true, "shutil.copytree": true}
+
+// reads notes reads of the home folder (Path.home(), expanduser, walks of
+// it or of a folder above it), which carry credentials. Without a sandbox,
+// safe mode asks for them.
+func (e *effects) reads(u *unit, n *ast.Call, f string) {
+	switch {
+	case f == "pathlib.Path.home" || f == "os.path.expanduser" || f == "os.path.expandvars":
+		u.c.read(u.where(n), "reads the home folder, where credentials live")
+	case walkFuncs[f]:
+		if s, ok := literal(arg(n, 0, "")); ok && u.c.aboveHome(strings.TrimSuffix(strings.SplitN(s, "*", 2)[0], "/")) {
+			u.c.read(u.where(n), "walks "+s+", which holds the home folder and its credentials")
+		}
+	}
+	if a, ok := n.Func.(*ast.Attribute); ok && (a.Attr == "rglob" || a.Attr == "walk") {
+		if recv, ok := a.Value.(*ast.Call); ok {
+			if s, ok := literal(arg(recv, 0, "")); ok && u.c.aboveHome(s) {
+				u.c.read(u.where(n), "walks "+s+", which holds the home folder and its credentials")
+			}
+		}
+	}
+}
+
+// aboveHome reports whether p is the home folder, a folder above it, or
+// the root.
+func (c *classifier) aboveHome(p string) bool {
+	if p == "" || p == "/" || p == "~" || p == "/home" || p == "/root" {
+		return true
+	}
+	h := strings.TrimSuffix(c.opts.Home, "/")
+	return h != "" && (p == h || strings.HasPrefix(h, strings.TrimSuffix(p, "/")+"/"))
+}
+
+// credentials matches text that names a credential store: a string that
+// holds it is a read of credentials.
+var credentials = regexp.MustCompile(`(^|[/~])(\.ssh|\.gnupg|\.aws|\.azure|\.kube|\.password-store|\.docker/config\.json|` +
+	`\.config/gcloud|\.git-credentials|\.netrc|\.pgpass|\.npmrc|\.pypirc|\.bash_history|\.zsh_history|\.python_history|` +
+	`id_(rsa|dsa|ecdsa|ed25519))(/|$)|/etc/(shadow|gshadow|sudoers)|/proc/[^/]*/(environ|mem|root|cwd|fd)`)
+
+// constant judges a string the code holds (joined f-string parts
+// included): credential paths and the home folder itself.
+func (u *unit) constant(n ast.Node, s string) {
+	if len(s) > 4096 {
+		return
+	}
+	if credentials.MatchString(s) {
+		u.c.read(u.where(n), "mentions a credential store ("+s+")")
+		return
+	}
+	if h := u.c.opts.Home; h != "" && (s == h || strings.HasPrefix(s, strings.TrimSuffix(h, "/")+"/")) {
+		u.c.read(u.where(n), "reads the home folder ("+s+")")
+	}
+}
+
+// read records a read of credentials or of the home folder, a reason to
+// ask without a sandbox.
+func (c *classifier) read(where, reason string) {
+	r := where + ": " + reason
+	for _, w := range c.reads {
+		if w == r {
+			return
+		}
+	}
+	if len(c.reads) < maxReasons {
+		c.reads = append(c.reads, r)
 	}
 }

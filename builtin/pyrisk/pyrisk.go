@@ -66,6 +66,7 @@ package pyrisk
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/lcptools/lcp/pysrc/ast"
@@ -88,10 +89,12 @@ type Verdict struct {
 	// need (the network, writes outside the workspace): inside the
 	// sandbox, safe mode asks only for these.
 	Needs []sandbox.Permission
-	// Writes say where the code writes, deletes or moves files. Without a
-	// sandbox, safe mode asks for these too: nothing proves such code
-	// harmless (Risky does not count them).
+	// Writes say where the code writes, deletes or moves files, and Reads
+	// where it reads credentials or the home folder. Without a sandbox,
+	// safe mode asks for these too: nothing proves such code harmless
+	// (Risky does not count them).
 	Writes []string
+	Reads  []string
 }
 
 // Options configure Classify.
@@ -104,6 +107,9 @@ type Options struct {
 	// Workspace is the folder the code runs in: writes to absolute paths
 	// outside it are permissions beyond the sandbox.
 	Workspace string
+	// Home is the home folder, whose reads are noted; "" means the
+	// current user's.
+	Home string
 }
 
 // Classify judges Python source code.
@@ -111,9 +117,14 @@ func Classify(code string, opts *Options) Verdict {
 	if opts == nil {
 		opts = &Options{}
 	}
+	if opts.Home == "" {
+		o := *opts
+		o.Home, _ = os.UserHomeDir()
+		opts = &o
+	}
 	c := &classifier{opts: opts, seen: map[string]bool{}, modulesSeen: map[string]bool{}}
 	c.source("", code, 0)
-	return Verdict{Risky: len(c.reasons) > 0, Reasons: c.reasons, Needs: c.needs, Writes: c.writes}
+	return Verdict{Risky: len(c.reasons) > 0, Reasons: c.reasons, Needs: c.needs, Writes: c.writes, Reads: c.reads}
 }
 
 type classifier struct {
@@ -121,6 +132,7 @@ type classifier struct {
 	reasons     []string
 	needs       []sandbox.Permission
 	writes      []string
+	reads       []string
 	seen        map[string]bool
 	modulesSeen map[string]bool
 }

@@ -32,6 +32,18 @@ func (u *unit) visit(n ast.Node) {
 	case *ast.Call:
 		u.call(n)
 		u.effects.call(u, n)
+	case *ast.Constant:
+		if n.Kind == ast.Str || n.Kind == ast.Bytes {
+			u.constant(n, n.Str)
+		}
+	case *ast.JoinedStr:
+		var b strings.Builder
+		for _, v := range n.Values {
+			if c, ok := v.(*ast.Constant); ok {
+				b.WriteString(c.Str)
+			}
+		}
+		u.constant(n, b.String())
 	}
 }
 

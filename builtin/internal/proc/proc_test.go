@@ -6,8 +6,8 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,9 +17,6 @@ import (
 
 func sh(t *testing.T, script string, s Spec) *Outcome {
 	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("needs a POSIX shell")
-	}
 	s.Path = "/bin/sh"
 	s.Args = []string{"-c", script}
 	out, err := Run(context.Background(), s)
@@ -110,9 +107,6 @@ func isZombie(pid int) bool {
 }
 
 func TestRunCancel(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("needs a POSIX shell")
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
 	out, err := Run(ctx, Spec{Path: "/bin/sh", Args: []string{"-c", "sleep 30"}, Timeout: time.Minute})
@@ -173,5 +167,25 @@ func TestRunNotFound(t *testing.T) {
 	_, err := Run(context.Background(), Spec{Path: "lcp-no-such-program-xyz"})
 	if !errors.Is(err, ErrNotFound) {
 		t.Errorf("err = %v, want ErrNotFound", err)
+	}
+}
+
+func TestRunWrap(t *testing.T) {
+	var saw string
+	started := 0
+	out, err := Run(context.Background(), Spec{Path: "/bin/sh", Args: []string{"-c", "echo $WRAPPED"},
+		Wrap: func(cmd *exec.Cmd) (func(), error) {
+			saw = cmd.Path
+			cmd.Env = append(cmd.Env, "WRAPPED=yes")
+			return func() { started++ }, nil
+		}})
+	if err != nil || out.Stdout.Text != "yes\n" || saw != "/bin/sh" || started != 1 {
+		t.Errorf("wrap: %v %+v %q %d", err, out, saw, started)
+	}
+	_, err = Run(context.Background(), Spec{Path: "/bin/sh", Wrap: func(*exec.Cmd) (func(), error) {
+		return nil, errors.New("refused")
+	}})
+	if err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Errorf("a refused wrap: %v", err)
 	}
 }
