@@ -66,7 +66,9 @@ func TestBadInputInTheSandbox(t *testing.T) {
 			if tc.want != "" && !strings.Contains(text, tc.want) {
 				t.Errorf("result does not say %q: %v", tc.want, res)
 			}
-			if took > 15*time.Second {
+			// Not a speed check: a held pipe or a stray process must not
+			// keep the call going long past its time limit (5 s).
+			if took > 60*time.Second {
 				t.Errorf("the call took %v", took)
 			}
 			if pids := marked("301.7"); len(pids) > 0 {

@@ -156,13 +156,13 @@ func (b *lib) runSandboxed(ctx context.Context, j *job, level hitl.Autonomy, set
 		spec.Path = j.program
 	}
 	var box *sandbox.Box
-	spec.Wrap = func(cmd *exec.Cmd) (func(), error) {
+	spec.Wrap = func(cmd *exec.Cmd) (proc.Wrapped, error) {
 		bx, err := sandbox.Wrap(cmd, pol)
 		if err != nil {
-			return nil, err
+			return proc.Wrapped{}, err
 		}
 		box = bx
-		return bx.Started, nil
+		return proc.Wrapped{Started: bx.Started, Ended: bx.Ended(), Exit: bx.Exit}, nil
 	}
 	out, err := proc.Run(ctx, spec)
 	if box != nil {

@@ -25,6 +25,8 @@ type Box struct {
 	started bool
 	closed  bool
 	report  *Report
+	ended   chan struct{} // closed once the init said how the command ended, or died
+	drained chan struct{} // closed once the status pipe is read to its end
 }
 
 // Report says how a sandboxed run went, from the sandbox's init.
@@ -68,8 +70,8 @@ func (b *Box) Policy() Policy { return b.policy }
 func (b *Box) Began() time.Time { return b.start }
 
 // Started releases what only the starting child needed (its ends of the
-// pipes, the configuration, the detached mounts). Call it once the
-// command has started or failed to start.
+// pipes, the configuration, the detached mounts) and starts reading what
+// the init reports. Call it once the command has started or failed to.
 func (b *Box) Started() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -85,28 +87,29 @@ func (b *Box) releaseLocked() {
 		f.Close()
 	}
 	b.childFiles = nil
-}
-
-// Report returns how the run went. Call it after the command's Wait: it
-// reads what the init wrote.
-func (b *Box) Report() *Report {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.report != nil {
-		return b.report
-	}
-	b.releaseLocked()
 	r := &Report{Limits: b.policy.Limits}
 	b.report = r
 	if b.statusR == nil {
-		return r
+		close(b.ended)
+		close(b.drained)
+		return
 	}
-	sc := bufio.NewScanner(io.LimitReader(b.statusR, 1<<20))
+	go b.readStatus(b.statusR, r)
+}
+
+// readStatus reads the init's status lines: the run has ended at the
+// "exit" (or "error") line, before the init has torn its namespaces down.
+func (b *Box) readStatus(f *os.File, r *Report) {
+	defer close(b.drained)
+	endOnce := sync.OnceFunc(func() { close(b.ended) })
+	defer endOnce()
+	sc := bufio.NewScanner(io.LimitReader(f, 1<<20))
 	for sc.Scan() {
 		var m statusMsg
 		if json.Unmarshal(sc.Bytes(), &m) != nil {
 			continue
 		}
+		b.mu.Lock()
 		switch m.Type {
 		case "error":
 			r.SetupErr = &SetupError{Step: m.Step, Err: errors.New(m.Err)}
@@ -115,28 +118,68 @@ func (b *Box) Report() *Report {
 		case "exit":
 			r.Exited, r.Code, r.Signal, r.PeakProcesses, r.MaxRSS = true, m.Code, m.Signal, m.PeakProcs, m.MaxRSS
 		}
+		b.mu.Unlock()
+		if m.Type == "exit" || m.Type == "error" {
+			endOnce()
+		}
 	}
-	b.statusR.Close()
-	b.statusR = nil
-	return r
+}
+
+// Ended returns a channel closed once the command has ended (the init
+// said how) or the sandbox died: the command's output is complete then,
+// while the init may still be tearing its namespaces down.
+func (b *Box) Ended() <-chan struct{} { return b.ended }
+
+// Exit tells how the command ended, once Ended is closed: its exit code,
+// or 128+N and the name of signal N; ok is false when the init did not
+// say (the sandbox was killed, or its set-up failed).
+func (b *Box) Exit() (code int, signal string, ok bool) {
+	<-b.ended
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r := b.report
+	if r == nil || !r.Exited {
+		return 0, "", false
+	}
+	return r.Code, r.Signal, true
+}
+
+// Report returns how the run went. Call it after the command's Wait, or
+// once Ended is closed.
+func (b *Box) Report() *Report {
+	b.mu.Lock()
+	b.releaseLocked()
+	b.mu.Unlock()
+	<-b.ended
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c := *b.report
+	c.Warnings = append([]string(nil), b.report.Warnings...)
+	return &c
 }
 
 // Close removes the run's private folder and releases everything the Box
 // holds. Changes read from it must have been applied before.
 func (b *Box) Close() error {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	b.releaseLocked()
-	if b.statusR != nil {
-		b.statusR.Close()
-		b.statusR = nil
-	}
 	if b.closed {
+		b.mu.Unlock()
 		return nil
 	}
 	b.closed = true
-	if b.tmp != "" {
-		return removeAll(b.tmp)
+	status, tmp := b.statusR, b.tmp
+	b.mu.Unlock()
+	if status != nil {
+		// The init may still be exiting; its status pipe is read to the
+		// end in the background, then closed.
+		go func() {
+			<-b.drained
+			status.Close()
+		}()
+	}
+	if tmp != "" {
+		return removeAll(tmp)
 	}
 	return nil
 }

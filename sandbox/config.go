@@ -6,9 +6,8 @@ package sandbox
 // the environment variable initEnv, the only variable it is given.
 
 // initEnv marks a process started as the sandbox's init (value
-// "init:<fd>"), as the stage that drops privileges and executes the
-// command ("exec:<fd>"), or as the holder of a user namespace used for an
-// idmapped mount ("hold").
+// "init:<fd>") or as the holder of a user namespace used for an idmapped
+// mount ("hold").
 const initEnv = "LCP_SANDBOX_INIT"
 
 // initConfig is everything the init needs, in the sandbox's own paths.

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -17,10 +18,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The sandbox's processes are lcp itself, started again through
-// /proc/self/exe with initEnv set: any binary that links this package (lcp,
-// a test binary, a Go host embedding lcp) can be its own sandbox init,
-// because the check runs in this package's init, before main.
+// The sandbox's init is lcp itself, started again through /proc/self/exe
+// with initEnv set: any binary that links this package (lcp, a test
+// binary, a Go host embedding lcp) can be its own sandbox init, because
+// the check runs in this package's init, before main (and on the main
+// thread, which the init keeps: it starts the command from there).
 func init() {
 	v, ok := os.LookupEnv(initEnv)
 	if !ok {
@@ -30,8 +32,6 @@ func init() {
 	switch mode {
 	case "init":
 		os.Exit(runInit(arg))
-	case "exec":
-		os.Exit(runExec(arg))
 	case "hold":
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
@@ -79,19 +79,18 @@ func readConfig(arg string) (*initState, error) {
 }
 
 // runInit is the sandbox's init: PID 1 of its namespaces. It builds the
-// root, starts the exec stage (which drops every privilege and executes
-// the command), forwards signals to it, reaps orphans, and exits when the
-// command exits — the kernel then kills whatever is left in the
-// namespace.
+// root, drops every privilege and starts the command, forwards signals to
+// it, reaps orphans, and exits when the command exits — after killing
+// whatever is left in the namespace (the kernel would too).
 func runInit(arg string) int {
 	s, err := readConfig(arg)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "lcp sandbox: %v\n", err)
 		return 126
 	}
-	// Nothing inherited past the configuration and the status pipe may
-	// reach the command; the detached mounts are closed once attached.
-	_ = unix.CloseRange(uint(s.cfg.Status+1), ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+	// Nothing inherited past the passed-through descriptors may reach the
+	// command; the detached mounts are closed once attached.
+	_ = unix.CloseRange(uint(3+s.cfg.Passthrough), ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
 	// The command must not read the init's memory or descriptors.
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	if os.Getpid() != 1 {
@@ -111,21 +110,71 @@ func runInit(arg string) int {
 	}
 	_ = unix.Sethostname([]byte("lcp-sandbox"))
 
+	pid, step, err := s.startCommand()
+	if err != nil {
+		return s.fail(step, err)
+	}
+	return s.supervise(pid)
+}
+
+// startCommand limits the resources, drops every capability, sets
+// no_new_privs and restricts Landlock on this thread, then starts the
+// command from it: everything the thread set is inherited by the command
+// and cannot be undone. The init's other threads keep their privileges,
+// which nothing uses any more; the limits apply to the init too, so it
+// first makes sure its runtime has the threads it will need.
+func (s *initState) startCommand() (int, string, error) {
+	runtime.LockOSThread() // credentials and Landlock are per thread
+	path, err := lookPath(s.cfg.Path, s.cfg.Env)
+	if err != nil {
+		return 0, "exec", err
+	}
 	files := []*os.File{os.Stdin, os.Stdout, os.Stderr}
 	for i := 0; i < s.cfg.Passthrough; i++ {
 		files = append(files, os.NewFile(uintptr(3+i), "pass"))
 	}
-	files = append(files, os.NewFile(uintptr(s.cfgFd), "config"), s.status)
-	proc, err := os.StartProcess("/proc/self/exe", []string{"lcp-sandbox-exec"}, &os.ProcAttr{
-		Dir:   s.cfg.Dir,
-		Env:   []string{fmt.Sprintf("%s=exec:%d", initEnv, s.cfgFd)},
-		Files: files,
-		Sys:   &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
+	prewarmThreads()
+	if err := setLimits(s.cfg.Limits); err != nil {
+		return 0, "limits", err
+	}
+	if err := dropPrivileges(); err != nil {
+		return 0, "capabilities", err
+	}
+	if err := restrictLandlock(&s.cfg); err != nil {
+		return 0, "landlock", err
+	}
+	proc, err := os.StartProcess(path, s.cfg.Args, &os.ProcAttr{
+		Dir: s.cfg.Dir, Env: s.cfg.Env, Files: files,
+		Sys: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
 	})
 	if err != nil {
-		return s.fail("start", err)
+		return 0, "exec", fmt.Errorf("%s: %w", s.cfg.Path, err)
 	}
-	return s.supervise(proc.Pid)
+	s.send(statusMsg{Type: "ready"})
+	return proc.Pid, "", nil
+}
+
+// prewarmThreads has the runtime start the threads the init uses while it
+// waits (signal forwarding, sampling), before the process limit could
+// stop it: the runtime keeps idle threads for later use.
+func prewarmThreads() {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var b [1]byte
+			_, _ = syscall.Read(int(r.Fd()), b[:])
+		}()
+	}
+	time.Sleep(2 * time.Millisecond) // the blocked reads hand their P over
+	w.Close()
+	wg.Wait()
+	r.Close()
 }
 
 // supervise waits for the command, forwarding signals to its process
@@ -157,6 +206,18 @@ func (s *initState) supervise(pid int) int {
 		}
 	}
 	close(done)
+	// The command is done: end what it left running and release the
+	// output pipes now, so that lcp has the whole result before the
+	// (slow) teardown of the namespaces that the init's exit starts.
+	_ = unix.Kill(-1, unix.SIGKILL)
+	for {
+		if _, err := unix.Wait4(-1, nil, 0, nil); err != nil && err != unix.EINTR {
+			break
+		}
+	}
+	for fd := 0; fd < 3+s.cfg.Passthrough; fd++ {
+		_ = unix.Close(fd)
+	}
 	m := statusMsg{Type: "exit", PeakProcs: int(peak.Load())}
 	var ru unix.Rusage
 	if unix.Getrusage(unix.RUSAGE_CHILDREN, &ru) == nil {
@@ -203,37 +264,6 @@ func countProcs() int {
 		}
 	}
 	return n - 1 // the init
-}
-
-// runExec is the last stage, started by the init inside the finished
-// sandbox: it limits the resources, drops every capability, sets
-// no_new_privs, restricts itself with Landlock, and executes the command.
-// Everything it sets is inherited by the command and cannot be undone.
-func runExec(arg string) int {
-	s, err := readConfig(arg)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "lcp sandbox: %v\n", err)
-		return 126
-	}
-	unix.CloseOnExec(s.cfgFd)
-	unix.CloseOnExec(s.cfg.Status)
-	runtime.LockOSThread() // credentials and Landlock are per thread; execve keeps this one
-	path, err := lookPath(s.cfg.Path, s.cfg.Env)
-	if err != nil {
-		return s.fail("exec", err)
-	}
-	if err := setLimits(s.cfg.Limits); err != nil {
-		return s.fail("limits", err)
-	}
-	if err := dropPrivileges(); err != nil {
-		return s.fail("capabilities", err)
-	}
-	if err := restrictLandlock(&s.cfg); err != nil {
-		return s.fail("landlock", err)
-	}
-	s.send(statusMsg{Type: "ready"})
-	err = syscall.Exec(path, s.cfg.Args, s.cfg.Env)
-	return s.fail("exec", fmt.Errorf("%s: %w", s.cfg.Path, err))
 }
 
 // lookPath finds the program in the sandbox as a shell would, with the

@@ -90,7 +90,7 @@ func wrap(cmd *exec.Cmd, p *Policy) (b *Box, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	b = &Box{policy: pol, id: id, start: time.Now()}
+	b = &Box{policy: pol, id: id, start: time.Now(), ended: make(chan struct{}), drained: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			b.Close()

@@ -174,18 +174,36 @@ func TestRunWrap(t *testing.T) {
 	var saw string
 	started := 0
 	out, err := Run(context.Background(), Spec{Path: "/bin/sh", Args: []string{"-c", "echo $WRAPPED"},
-		Wrap: func(cmd *exec.Cmd) (func(), error) {
+		Wrap: func(cmd *exec.Cmd) (Wrapped, error) {
 			saw = cmd.Path
 			cmd.Env = append(cmd.Env, "WRAPPED=yes")
-			return func() { started++ }, nil
+			return Wrapped{Started: func() { started++ }}, nil
 		}})
 	if err != nil || out.Stdout.Text != "yes\n" || saw != "/bin/sh" || started != 1 {
 		t.Errorf("wrap: %v %+v %q %d", err, out, saw, started)
 	}
-	_, err = Run(context.Background(), Spec{Path: "/bin/sh", Wrap: func(*exec.Cmd) (func(), error) {
-		return nil, errors.New("refused")
+	_, err = Run(context.Background(), Spec{Path: "/bin/sh", Wrap: func(*exec.Cmd) (Wrapped, error) {
+		return Wrapped{}, errors.New("refused")
 	}})
 	if err == nil || !strings.Contains(err.Error(), "refused") {
 		t.Errorf("a refused wrap: %v", err)
+	}
+}
+
+// TestRunEndsEarly checks that a wrapper that knows the command ended lets
+// Run return before the process it started exits.
+func TestRunEndsEarly(t *testing.T) {
+	ended := make(chan struct{})
+	start := time.Now()
+	out, err := Run(context.Background(), Spec{Path: "/bin/sh", Args: []string{"-c", "echo out; exec >&- 2>&-; sleep 5"},
+		Wrap: func(cmd *exec.Cmd) (Wrapped, error) {
+			go func() { time.Sleep(300 * time.Millisecond); close(ended) }()
+			return Wrapped{Ended: ended, Exit: func() (int, string, bool) { return 7, "", true }}, nil
+		}})
+	if err != nil || out.ExitCode != 7 || out.Stdout.Text != "out\n" {
+		t.Fatalf("outcome %+v, %v", out, err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Run waited %v for the process", d)
 	}
 }
