@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -117,14 +116,15 @@ func runInit(arg string) int {
 	return s.supervise(pid)
 }
 
-// startCommand limits the resources, drops every capability, sets
-// no_new_privs and restricts Landlock on this thread, then starts the
-// command from it: everything the thread set is inherited by the command
-// and cannot be undone. The init's other threads keep their privileges,
-// which nothing uses any more; the limits apply to the init too, so it
-// first makes sure its runtime has the threads it will need.
+// startCommand drops every capability, sets no_new_privs and restricts
+// Landlock on this thread, then starts the command from it: what the
+// thread set is inherited by the command and cannot be undone (the init's
+// other threads keep their privileges, which nothing uses any more). The
+// command starts traced, so that it stops right after its execve, before
+// running anything: its resource limits are set then, from the init, which
+// keeps none itself (the process limit would stop its runtime's threads).
 func (s *initState) startCommand() (int, string, error) {
-	runtime.LockOSThread() // credentials and Landlock are per thread
+	runtime.LockOSThread() // credentials, Landlock and ptrace are per thread
 	path, err := lookPath(s.cfg.Path, s.cfg.Env)
 	if err != nil {
 		return 0, "exec", err
@@ -132,10 +132,6 @@ func (s *initState) startCommand() (int, string, error) {
 	files := []*os.File{os.Stdin, os.Stdout, os.Stderr}
 	for i := 0; i < s.cfg.Passthrough; i++ {
 		files = append(files, os.NewFile(uintptr(3+i), "pass"))
-	}
-	prewarmThreads()
-	if err := setLimits(s.cfg.Limits); err != nil {
-		return 0, "limits", err
 	}
 	if err := dropPrivileges(); err != nil {
 		return 0, "capabilities", err
@@ -145,36 +141,27 @@ func (s *initState) startCommand() (int, string, error) {
 	}
 	proc, err := os.StartProcess(path, s.cfg.Args, &os.ProcAttr{
 		Dir: s.cfg.Dir, Env: s.cfg.Env, Files: files,
-		Sys: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
+		Sys: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL, Ptrace: true},
 	})
 	if err != nil {
 		return 0, "exec", fmt.Errorf("%s: %w", s.cfg.Path, err)
 	}
+	pid := proc.Pid
+	var ws unix.WaitStatus
+	if _, err := unix.Wait4(pid, &ws, 0, nil); err != nil || !ws.Stopped() {
+		_ = unix.Kill(pid, unix.SIGKILL)
+		return 0, "exec", fmt.Errorf("the command did not stop at its start (%v)", err)
+	}
+	if err := setLimits(pid, s.cfg.Limits); err != nil {
+		_ = unix.Kill(pid, unix.SIGKILL)
+		return 0, "limits", err
+	}
+	if err := unix.PtraceDetach(pid); err != nil {
+		_ = unix.Kill(pid, unix.SIGKILL)
+		return 0, "exec", fmt.Errorf("detach: %w", err)
+	}
 	s.send(statusMsg{Type: "ready"})
-	return proc.Pid, "", nil
-}
-
-// prewarmThreads has the runtime start the threads the init uses while it
-// waits (signal forwarding, sampling), before the process limit could
-// stop it: the runtime keeps idle threads for later use.
-func prewarmThreads() {
-	r, w, err := os.Pipe()
-	if err != nil {
-		return
-	}
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var b [1]byte
-			_, _ = syscall.Read(int(r.Fd()), b[:])
-		}()
-	}
-	time.Sleep(2 * time.Millisecond) // the blocked reads hand their P over
-	w.Close()
-	wg.Wait()
-	r.Close()
+	return pid, "", nil
 }
 
 // supervise waits for the command, forwarding signals to its process
@@ -293,10 +280,11 @@ func lookPath(name string, env []string) (string, error) {
 	return "", fmt.Errorf("%s was not found in the sandbox's PATH", name)
 }
 
-func setLimits(l Limits) error {
+// setLimits sets the resource limits of process pid.
+func setLimits(pid int, l Limits) error {
 	set := func(res int, cur, max uint64) error {
-		lim := &syscall.Rlimit{Cur: cur, Max: max}
-		if err := syscall.Setrlimit(res, lim); err != nil {
+		lim := &unix.Rlimit{Cur: cur, Max: max}
+		if err := unix.Prlimit(pid, res, lim, nil); err != nil {
 			return fmt.Errorf("rlimit %d: %w", res, err)
 		}
 		return nil
