@@ -43,7 +43,8 @@ type Options struct {
 	// tools work in instead of the call's workspace), timeout and
 	// max_timeout in seconds, max_output_bytes (system_shell,
 	// execute_python), max_read_bytes (workspace_tools), python
-	// (execute_python: the interpreter).
+	// (execute_python: the interpreter), and the sandbox's keys
+	// (system_shell, execute_python: sandbox.KeySandbox and the others).
 	Configs map[string]map[string]any
 	// Python is the interpreter of execute_python when its configuration
 	// names none; "" means python3 on PATH.
