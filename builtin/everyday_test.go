@@ -1,3 +1,5 @@
+//go:build linux
+
 package builtin_test
 
 import (
@@ -67,8 +69,15 @@ func TestEverydayCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ts.Close()
-	asked, failed := 0, 0
+	asked, failed, ran := 0, 0, 0
 	for _, cmd := range everyday {
+		// A program this machine lacks is not the sandbox's failure.
+		prog := strings.Fields(cmd)[0]
+		if _, err := exec.LookPath(prog); err != nil && !strings.ContainsAny(prog, "=") {
+			t.Logf("skipped (%s is not installed): %s", prog, cmd)
+			continue
+		}
+		ran++
 		raw, _ := json.Marshal(map[string]any{"command": cmd})
 		var ask bool
 		res, err := tool.Call(context.Background(), ts, "tool_execute_shell_command", raw, &tool.CallOptions{
@@ -87,8 +96,8 @@ func TestEverydayCommands(t *testing.T) {
 			t.Errorf("%s failed in the sandbox: %s", cmd, strings.TrimSpace(res.Error))
 		}
 	}
-	pct := 100 * float64(asked) / float64(len(everyday))
-	t.Logf("everyday commands: %d, asked %d (%.1f%%), failed %d", len(everyday), asked, pct, failed)
+	pct := 100 * float64(asked) / float64(ran)
+	t.Logf("everyday commands: %d, asked %d (%.1f%%), failed %d", ran, asked, pct, failed)
 	if pct > 10 {
 		t.Errorf("%.1f%% of everyday commands asked, want at most 10%%", pct)
 	}

@@ -144,3 +144,51 @@ func linkEscapes(ws, p, target string) bool {
 	}
 	return inVCS(joined)
 }
+
+// VCSDirs are the version control folders of a workspace kept read-only
+// in Write mode: git and its peers run hooks and configuration from them
+// outside the sandbox later. Husky keeps git hooks in .husky.
+var VCSDirs = []string{".git", ".hg", ".svn", ".bzr", ".jj", "_darcs", ".pijul", ".husky"}
+
+// Outcome says what applying changes did.
+type Outcome struct {
+	// Applied changes are in the workspace now.
+	Applied []Change
+	// Conflicts were not applied: the path changed in the workspace
+	// while the run went on (or is not what the run saw), and is never
+	// overwritten silently.
+	Conflicts []Change
+	// Failed were not applied because of an error, with the reason.
+	Failed []Failure
+}
+
+// Failure is a change that could not be applied.
+type Failure struct {
+	Change Change
+	Err    error
+}
+
+// typeName names the type of a mode for people.
+func typeName(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "folder"
+	case m&fs.ModeSymlink != 0:
+		return "link"
+	case m.IsRegular():
+		return "file"
+	}
+	return "special file"
+}
+
+// comparePaths orders paths so that a folder comes before what is below
+// it.
+func comparePaths(a, b string) int {
+	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+	for i := 0; i < len(as) && i < len(bs); i++ {
+		if c := strings.Compare(as[i], bs[i]); c != 0 {
+			return c
+		}
+	}
+	return len(as) - len(bs)
+}

@@ -252,15 +252,3 @@ func fileMode(m uint32) fs.FileMode {
 	}
 	return mode
 }
-
-func typeName(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "folder"
-	case m&fs.ModeSymlink != 0:
-		return "link"
-	case m.IsRegular():
-		return "file"
-	}
-	return "special file"
-}

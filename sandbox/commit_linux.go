@@ -19,24 +19,6 @@ import (
 // may lag the time the run began by a tick.
 const conflictSlack = 20 * time.Millisecond
 
-// Outcome says what applying changes did.
-type Outcome struct {
-	// Applied changes are in the workspace now.
-	Applied []Change
-	// Conflicts were not applied: the path changed in the workspace
-	// while the run went on (or is not what the run saw), and is never
-	// overwritten silently.
-	Conflicts []Change
-	// Failed were not applied because of an error, with the reason.
-	Failed []Failure
-}
-
-// Failure is a change that could not be applied.
-type Failure struct {
-	Change Change
-	Err    error
-}
-
 // workspace locks: one per workspace in this process, plus flock on the
 // workspace folder for other lcp processes.
 var (

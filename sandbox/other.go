@@ -26,3 +26,19 @@ func Wrap(cmd *exec.Cmd, p *Policy) (*Box, error) {
 func LandlockABI() int { return 0 }
 
 func statID(path string) (fileID, bool) { return fileID{}, false }
+
+// Changes returns an error: there is no copy-on-write run on this system.
+func (b *Box) Changes(l *Ledger) (*ChangeSet, error) {
+	return nil, fmt.Errorf("%w: %s", ErrUnsupported, Probe().Reason)
+}
+
+// Apply applies nothing: there is no copy-on-write run on this system.
+func (cs *ChangeSet) Apply(which func(*Change) bool, l *Ledger) *Outcome {
+	out := &Outcome{}
+	for _, c := range cs.Changes {
+		if which(&c) {
+			out.Failed = append(out.Failed, Failure{c, ErrUnsupported})
+		}
+	}
+	return out
+}

@@ -15,11 +15,6 @@ import (
 // same symbolic links, on merged-/usr systems).
 var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/snap", "/nix"}
 
-// VCSDirs are the version control folders of a workspace kept read-only
-// in Write mode: git and its peers run hooks and configuration from them
-// outside the sandbox later. Husky keeps git hooks in .husky.
-var VCSDirs = []string{".git", ".hg", ".svn", ".bzr", ".jj", "_darcs", ".pijul", ".husky"}
-
 type plannedMount struct {
 	mountEntry
 	file  *os.File // detached mount of the source (lcp is root)
@@ -331,16 +326,4 @@ func existingParent(p string) string {
 		p = filepath.Dir(p)
 	}
 	return p
-}
-
-// comparePaths orders paths so that a folder comes before what is below
-// it.
-func comparePaths(a, b string) int {
-	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
-	for i := 0; i < len(as) && i < len(bs); i++ {
-		if c := strings.Compare(as[i], bs[i]); c != 0 {
-			return c
-		}
-	}
-	return len(as) - len(bs)
 }

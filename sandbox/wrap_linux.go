@@ -64,27 +64,12 @@ func Wrap(cmd *exec.Cmd, p *Policy) (*Box, error) {
 }
 
 func wrap(cmd *exec.Cmd, p *Policy) (b *Box, err error) {
-	if p == nil || p.Workspace == "" {
-		return nil, errors.New("sandbox: the policy names no workspace")
-	}
 	if cmd.Err != nil {
 		return nil, cmd.Err
 	}
-	pol := *p
-	pol.Limits = pol.Limits.WithDefaults()
-	if pol.Mode == 0 {
-		pol.Mode = ReadOnly
-	}
-	if pol.Workspace, err = filepath.Abs(pol.Workspace); err != nil {
-		return nil, fmt.Errorf("sandbox: workspace: %w", err)
-	}
-	if pol.Workspace == "/" {
-		return nil, errors.New("sandbox: the workspace cannot be the root folder")
-	}
-	for _, kv := range pol.Env {
-		if k, _, _ := strings.Cut(kv, "="); IsSecretName(k) {
-			return nil, fmt.Errorf("sandbox: the environment names %s, which looks like a secret", k)
-		}
+	pol, err := checkPolicy(p)
+	if err != nil {
+		return nil, err
 	}
 	id, err := chooseIdentity(pol.Workspace)
 	if err != nil {
@@ -115,46 +100,10 @@ func wrap(cmd *exec.Cmd, p *Policy) (b *Box, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	// Descriptors after the passed-through ones: the configuration, the
-	// status pipe, then the detached mounts.
-	next := 3 + len(cmd.ExtraFiles)
-	cfgFile, err := memfile("lcp-sandbox-config")
+	cfgFd, err := b.handOver(cfg, plan)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	statusR, statusW, err := os.Pipe()
-	if err != nil {
-		cfgFile.Close()
-		return nil, fmt.Errorf("sandbox: %w", err)
-	}
-	b.statusR = statusR
-	b.childFiles = append(b.childFiles, cfgFile, statusW)
-	cfgFd := next
-	cfg.Status = next + 1
-	next += 2
-	for i := range plan.mounts {
-		m := &plan.mounts[i]
-		if m.file != nil {
-			m.Fd = next
-			next++
-			b.childFiles = append(b.childFiles, m.file)
-		}
-		if m.upper != nil {
-			m.UpperFd = next
-			next++
-			b.childFiles = append(b.childFiles, m.upper)
-		}
-		cfg.Mounts = append(cfg.Mounts, m.mountEntry)
-	}
-	cfg.ReadOnly, cfg.ReadWrite = plan.readOnly, plan.readWrite
-	raw, err := json.Marshal(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: %w", err)
-	}
-	if _, err := cfgFile.Write(raw); err != nil {
-		return nil, fmt.Errorf("sandbox: %w", err)
-	}
-
 	cmd.Path = "/proc/self/exe"
 	cmd.Args = []string{"lcp-sandbox"}
 	cmd.Env = []string{fmt.Sprintf("%s=init:%d", initEnv, cfgFd)}
@@ -163,6 +112,81 @@ func wrap(cmd *exec.Cmd, p *Policy) (b *Box, err error) {
 	cmd.ExtraFiles = append(slices.Clip(cmd.ExtraFiles), b.childFiles...)
 	cmd.SysProcAttr = b.procAttr(cmd.SysProcAttr)
 	return b, nil
+}
+
+// checkPolicy validates a policy and fills in its defaults.
+func checkPolicy(p *Policy) (Policy, error) {
+	if p == nil || p.Workspace == "" {
+		return Policy{}, errors.New("sandbox: the policy names no workspace")
+	}
+	pol := *p
+	pol.Limits = pol.Limits.WithDefaults()
+	if pol.Mode == 0 {
+		pol.Mode = ReadOnly
+	}
+	var err error
+	if pol.Workspace, err = filepath.Abs(pol.Workspace); err != nil {
+		return Policy{}, fmt.Errorf("sandbox: workspace: %w", err)
+	}
+	if pol.Workspace == "/" {
+		return Policy{}, errors.New("sandbox: the workspace cannot be the root folder")
+	}
+	for _, kv := range pol.Env {
+		if k, _, _ := strings.Cut(kv, "="); IsSecretName(k) {
+			return Policy{}, fmt.Errorf("sandbox: the environment names %s, which looks like a secret", k)
+		}
+	}
+	return pol, nil
+}
+
+// handOver lays out what the init inherits after the passed-through
+// descriptors — the configuration, the status pipe, then the detached
+// mounts — writes the configuration, and returns its descriptor number in
+// the init. Everything it opens is the Box's to release.
+func (b *Box) handOver(cfg *initConfig, plan *mountPlan) (int, error) {
+	next := 3 + cfg.Passthrough
+	for i := range plan.mounts {
+		m := &plan.mounts[i]
+		if m.file != nil {
+			b.childFiles = append(b.childFiles, m.file)
+		}
+		if m.upper != nil {
+			b.childFiles = append(b.childFiles, m.upper)
+		}
+	}
+	cfgFile, err := memfile("lcp-sandbox-config")
+	if err != nil {
+		return 0, err
+	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		cfgFile.Close()
+		return 0, err
+	}
+	b.statusR = statusR
+	mounts := b.childFiles
+	b.childFiles = append([]*os.File{cfgFile, statusW}, mounts...)
+	cfgFd, fd := next, next+2
+	cfg.Status = next + 1
+	for i := range plan.mounts {
+		m := &plan.mounts[i]
+		if m.file != nil {
+			m.Fd, fd = fd, fd+1
+		}
+		if m.upper != nil {
+			m.UpperFd, fd = fd, fd+1
+		}
+		cfg.Mounts = append(cfg.Mounts, m.mountEntry)
+	}
+	cfg.ReadOnly, cfg.ReadWrite = plan.readOnly, plan.readWrite
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := cfgFile.Write(raw); err != nil {
+		return 0, err
+	}
+	return cfgFd, nil
 }
 
 // procAttr extends the caller's process attributes with the namespaces

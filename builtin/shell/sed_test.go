@@ -120,3 +120,17 @@ func TestAwkFindings(t *testing.T) {
 		}
 	}
 }
+
+func FuzzAwkFindings(f *testing.F) {
+	for _, s := range []string{`{ print $1 }`, `/"/ { system("id") }`, `{ print > "x" }`, `BEGIN { "id" | getline }`,
+		`/[/"]/ { x = "\\" }`, `# comment "`, `{ a = b / c / d }`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, prog string) {
+		for _, fd := range awkFindings(prog) {
+			if fd.why == "" && fd.write == "" && fd.read == "" {
+				t.Fatalf("%q: an empty finding", prog)
+			}
+		}
+	})
+}
