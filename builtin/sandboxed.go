@@ -67,6 +67,9 @@ const escalationSchema = `
 
 // sandboxOn reports whether runs of a library with this configuration go
 // to the sandbox (strict and safe, unless switched off or unavailable).
+// It is for descriptions, so it does not run the probe: a machine that
+// fails it still refuses to run anything unsandboxed in the sandbox's
+// place.
 func sandboxOn(cfg map[string]any) bool {
 	if levelOf(cfg) == hitl.FullAccess {
 		return false
@@ -75,7 +78,7 @@ func sandboxOn(cfg map[string]any) bool {
 	if err == nil && set.Setting == sandbox.SettingOff {
 		return false
 	}
-	return sandbox.Probe().Available
+	return sandbox.Supported()
 }
 
 // run runs a job as the autonomy level says: full_access on the host as

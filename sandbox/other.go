@@ -17,6 +17,9 @@ func Probe() Status {
 	return Status{Reason: "lcp's sandbox needs Linux (this is " + runtime.GOOS + ")"}
 }
 
+// Supported reports false: lcp's sandbox needs Linux.
+func Supported() bool { return false }
+
 // Wrap returns ErrUnsupported: there is no sandbox on this system.
 func Wrap(cmd *exec.Cmd, p *Policy) (*Box, error) {
 	return nil, fmt.Errorf("%w: %s", ErrUnsupported, Probe().Reason)

@@ -34,6 +34,18 @@ func Probe() Status {
 	return probeResult
 }
 
+// Supported reports, cheaply and without running anything, whether this
+// machine is expected to have the sandbox: Linux with user namespaces, not
+// switched off. Probe is the authority (it runs one); Supported is for
+// describing tools without paying for that.
+func Supported() bool {
+	if forcedOff() != "" {
+		return false
+	}
+	ok, _ := userNamespaces()
+	return ok
+}
+
 func probe() Status {
 	st := probeFeatures()
 	if !st.UserNamespaces {
