@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+	"syscall"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -23,6 +24,7 @@ type MCPOptions struct {
 	ctx context.Context
 
 	inv      inventoryFlags
+	watch    watchFlags
 	approval approvalFlags
 	http     string
 	useHTTP  bool // --http was given (an empty ADDR means the default)
@@ -63,6 +65,7 @@ token (--token, or $LCP_MCP_TOKEN), which every request must then carry.`,
 		},
 	}
 	o.inv.register(cmd.Flags())
+	o.watch.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&o.http, "http", "", "serve streamable HTTP at this `address` (host:port) instead of stdio")
 	f.StringVar(&o.token, "token", "", "bearer `token` HTTP requests must carry (default: $LCP_MCP_TOKEN)")
@@ -109,7 +112,9 @@ func runMCP(o *MCPOptions) error {
 	// it, and calls a Python tool makes itself get the unattended answer.
 	broker := hitl.New(unattended, &hitl.Options{Policy: policy, Logger: logger})
 	defer broker.Close()
+	relay := &changeRelay{}
 	eng, err := o.inv.engine(ctx, func(cfg *lcp.Config) {
+		o.watch.configure(cfg, relay)
 		cfg.DynamicPrompts = true
 		cfg.Respond = broker.Respond // calls a Python tool makes itself
 		cfg.Logger = logger
@@ -133,13 +138,19 @@ func runMCP(o *MCPOptions) error {
 		Prompts:      eng,
 	})
 	defer srv.Close()
+	relay.add(func(c lcp.Change) {
+		fmt.Fprintln(env.Stderr, "lcp mcp: reloaded: "+describeChange(c))
+		if err := srv.ToolsChanged(ctx); err != nil {
+			fmt.Fprintln(env.Stderr, "lcp mcp: listing the reloaded tools: "+err.Error())
+		}
+	})
 	mcp.TuneGC()
 
 	if !useHTTP {
 		// stdout carries the protocol: everything else goes to stderr.
 		t := &sdk.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
 		err := srv.Run(ctx, t)
-		if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
+		if err == nil || clientGone(err) {
 			return nil
 		}
 		return err
@@ -162,6 +173,14 @@ func instructions(ctx context.Context, eng *lcp.Engine) string {
 		}
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// clientGone reports whether a stdio session ended because the client
+// went away: its end of stdin closed, or it stopped reading stdout while
+// the server still had something to say (a notification of a reload, say).
+func clientGone(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EPIPE)
 }
 
 type nopWriteCloser struct{ io.Writer }

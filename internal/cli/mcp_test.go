@@ -35,7 +35,28 @@ def tool_add(a: int, b: int = 2):
     return {"success": True, "output": a + b}
 
 
-def tool_demo_prompt():
+def tool_pick_colour(user_interaction_handler=None):
+    """Asks the user for a colour."""
+    c = user_interaction_handler({"type": "select", "title": "Colour", "prompt": "Pick one",
+                                  "options": ["red", "blue"], "default": "red"})
+    if c is None:
+        return {"success": False, "error": "no colour"}
+    return {"success": True, "output": "picked " + c}
+`
+	if err := os.WriteFile(filepath.Join(dir, "demo.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// richPythonTools adds to a tools folder a library with a system prompt,
+// a tool with rich results and an omni-tool that asks the host's model.
+func richPythonTools(t *testing.T, dir string) {
+	t.Helper()
+	src := `"""Rich results, sampling and a system prompt, served over MCP."""
+
+
+def tool_extras_prompt():
     return "Prefer small numbers."
 
 
@@ -53,20 +74,10 @@ def tool_ask(question: str, lollms_client_instance=None):
     if lollms_client_instance is None or lollms_client_instance.llm is None:
         return {"success": False, "error": "no model"}
     return "LLM response: " + lollms_client_instance.generate_text(question, n_predict=30)
-
-
-def tool_pick_colour(user_interaction_handler=None):
-    """Asks the user for a colour."""
-    c = user_interaction_handler({"type": "select", "title": "Colour", "prompt": "Pick one",
-                                  "options": ["red", "blue"], "default": "red"})
-    if c is None:
-        return {"success": False, "error": "no colour"}
-    return {"success": True, "output": "picked " + c}
 `
-	if err := os.WriteFile(filepath.Join(dir, "demo.py"), []byte(src), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "extras.py"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return dir
 }
 
 // TestMCPCommandOverStdio runs `lcp mcp --tools DIR` with the official Go SDK
@@ -75,6 +86,7 @@ def tool_pick_colour(user_interaction_handler=None):
 func TestMCPCommandOverStdio(t *testing.T) {
 	needPython(t)
 	dir := pythonTools(t)
+	richPythonTools(t, dir)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	var stderr syncBuffer
@@ -155,10 +167,10 @@ func TestMCPCommandOverStdio(t *testing.T) {
 	}
 	// The library's system prompt is an MCP prompt.
 	prompts, err := cs.ListPrompts(ctx, nil)
-	if err != nil || len(prompts.Prompts) != 1 || prompts.Prompts[0].Name != "tool_demo_prompt" {
+	if err != nil || len(prompts.Prompts) != 1 || prompts.Prompts[0].Name != "tool_extras_prompt" {
 		t.Fatalf("prompts = %+v, %v", prompts, err)
 	}
-	got, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "tool_demo_prompt"})
+	got, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "tool_extras_prompt"})
 	if err != nil || got.Messages[0].Content.(*sdk.TextContent).Text != "Prefer small numbers." {
 		t.Errorf("tool_demo_prompt = %+v, %v", got, err)
 	}

@@ -25,6 +25,7 @@ type ServeOptions struct {
 	ctx context.Context
 
 	inv         inventoryFlags
+	watch       watchFlags
 	approval    approvalFlags
 	addr        string
 	open        bool
@@ -58,6 +59,7 @@ address needs --allow-remote; the printed URL then carries the session token
 		},
 	}
 	o.inv.register(cmd.Flags())
+	o.watch.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&o.addr, "addr", "127.0.0.1:7777", "listen `address` (host:port; port 0 picks a free one)")
 	f.BoolVar(&o.open, "open", false, "open the page in the default browser")
@@ -97,7 +99,9 @@ func runServe(o *ServeOptions) error {
 
 	// The page subscribes to the events of the calls it makes; what the
 	// workers print outside any call goes to the log.
+	relay := &changeRelay{}
 	eng, err := o.inv.engine(ctx, func(c *lcp.Config) {
+		o.watch.configure(c, relay)
 		c.Respond = broker.Respond
 		c.Logger = logger
 		if logger != nil {
@@ -119,6 +123,11 @@ func runServe(o *ServeOptions) error {
 	}
 	srv := web.NewServer(eng, broker, &web.Options{Token: token, Remote: remote, Hosts: hosts, Logger: logger})
 	defer srv.Close()
+	relay.add(func(c lcp.Change) {
+		what := describeChange(c)
+		fmt.Fprintln(env.Stderr, "lcp serve: reloaded: "+what)
+		srv.ToolsChanged(what)
+	})
 
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
