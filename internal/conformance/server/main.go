@@ -177,11 +177,16 @@ const (
 
 // nativeTools are the fixture's Go tools.
 func nativeTools() (*native.Toolset, error) {
-	var tools []*native.Tool
+	var (
+		tools []*native.Tool
+		errs  []error
+	)
 	add := func(t *native.Tool, err error) {
-		if err == nil {
-			tools = append(tools, t)
+		if err != nil {
+			errs = append(errs, err)
+			return
 		}
+		tools = append(tools, t)
 	}
 	noArgs := json.RawMessage(`{"type":"object","properties":{}}`)
 	add(native.Func(tool.Info{Name: "test_tool_with_logging", Description: "Logs three records while it runs.", InputSchema: noArgs},
@@ -237,9 +242,11 @@ func nativeTools() (*native.Toolset, error) {
 				b, _ := json.Marshal(v)
 				return prefix + "action=accept, content=" + string(b), nil
 			})
-		if err == nil {
-			tools = append(tools, t.Interactive(tool.Capabilities{Form: true, FormValidation: true}))
+		if err != nil {
+			errs = append(errs, err)
+			return
 		}
+		tools = append(tools, t.Interactive(tool.Capabilities{Form: true, FormValidation: true}))
 	}
 	form("test_elicitation", "Asks the user for a name and an email address.", userForm, "User response: ",
 		func(args map[string]any) string { s, _ := args["message"].(string); return s })
@@ -247,8 +254,8 @@ func nativeTools() (*native.Toolset, error) {
 		func(map[string]any) string { return "Please review your profile" })
 	form("test_elicitation_sep1330_enums", "Asks for a form with every kind of choice (SEP-1330).", enumsForm, "Elicitation completed: ",
 		func(map[string]any) string { return "Please make your choices" })
-	if len(tools) != 7 {
-		return nil, errors.New("a native tool failed to build")
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return native.New(nil, tools...)
 }
