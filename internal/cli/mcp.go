@@ -52,6 +52,11 @@ client opens (URL-mode elicitation) so that they never pass through it.
 With a client that cannot ask, nothing is approved unless --yes or
 --approve=allow says so, and the tool is told why.
 
+Tools' images, sound and documents reach the client as content blocks. The
+libraries' system prompts, the MCP servers' prompts and their arguments are
+served as MCP prompts. Without --llm, omni-tools (generate_text) ask the
+client's model through sampling when the client offers it.
+
 --http listens on loopback (127.0.0.1:8765 if ADDR is empty); pages of other
 origins and other Host names are refused. Another address needs a bearer
 token (--token, or $LCP_MCP_TOKEN), which every request must then carry.`,
@@ -135,6 +140,7 @@ func runMCP(o *MCPOptions) error {
 		Broker:       broker,
 		Unattended:   mcpUnattended(policy),
 		Logger:       logger,
+		Prompts:      eng,
 	})
 	defer srv.Close()
 	relay.add(func(c lcp.Change) {
