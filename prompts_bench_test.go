@@ -14,8 +14,9 @@ import (
 )
 
 // slowPromptLib writes a library of ten tools; with prompts, one of them
-// has a prompt function that takes 1.2 s (the figure).
-func slowPromptLib(tb testing.TB, prompts bool) string {
+// has a prompt function that takes sleep seconds (the benchmark uses the
+// issue's 1.2 s).
+func slowPromptLib(tb testing.TB, prompts bool, sleep string) string {
 	tb.Helper()
 	dir := tb.TempDir()
 	src := "import time\n\n"
@@ -23,7 +24,7 @@ func slowPromptLib(tb testing.TB, prompts bool) string {
 		src += "def tool_t" + string(rune('0'+i)) + "(a: int, b: str = 'x'):\n    \"\"\"A tool.\n\n    Args:\n        a: a number\n        b: a text\n    \"\"\"\n    return a\n\n"
 	}
 	if prompts {
-		src += "def tool_t0_prompt():\n    time.sleep(1.2)\n    return 'A tool whose description took a while.'\n"
+		src += "def tool_t0_prompt():\n    time.sleep(" + sleep + ")\n    return 'A tool whose description took a while.'\n"
 	}
 	if err := os.WriteFile(filepath.Join(dir, "slow.py"), []byte(src), 0o644); err != nil {
 		tb.Fatal(err)
@@ -53,11 +54,13 @@ func mcpSession(tb testing.TB, eng *lcp.Engine) *sdk.ClientSession {
 }
 
 // TestSecondToolsListUsesCachedPrompts: an MCP client's later listings
-// show the prompt function's text without running it again (the 1.2 s
-// function would make them slow; bench/mcplist.sh measures them).
+// show the prompt function's text without running it again (a slow
+// function would make them slow; bench/mcplist.sh measures them). The
+// function sleeps briefly so that a loaded machine stays inside the
+// prompt functions' time limit.
 func TestSecondToolsListUsesCachedPrompts(t *testing.T) {
 	needPython(t)
-	eng, err := lcp.New(context.Background(), &lcp.Config{ToolsFolders: []string{slowPromptLib(t, true)}, DynamicPrompts: true, Workspace: t.TempDir()})
+	eng, err := lcp.New(context.Background(), &lcp.Config{ToolsFolders: []string{slowPromptLib(t, true, "0.3")}, DynamicPrompts: true, Workspace: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +90,7 @@ func BenchmarkMCPToolsList(b *testing.B) {
 			if _, err := exec.LookPath("python3"); err != nil {
 				b.Skip("python3 is not installed")
 			}
-			eng, err := lcp.New(context.Background(), &lcp.Config{ToolsFolders: []string{slowPromptLib(b, c.prompts)}, DynamicPrompts: true, Workspace: b.TempDir()})
+			eng, err := lcp.New(context.Background(), &lcp.Config{ToolsFolders: []string{slowPromptLib(b, c.prompts, "1.2")}, DynamicPrompts: true, Workspace: b.TempDir()})
 			if err != nil {
 				b.Fatal(err)
 			}
