@@ -95,6 +95,17 @@ type Config struct {
 	// CallID). It is called from the goroutine that reports the event, so
 	// it must return quickly.
 	OnEvent func(tool.Event)
+	// OnCall is told when each call of the inventory starts and ends
+	// (nested calls included), for metrics and logs; it must return
+	// quickly.
+	OnCall func(CallReport)
+	// OnWorker is told when a Python worker process starts and ends (a
+	// crash, a restart after one); it must return quickly.
+	OnWorker func(WorkerEvent)
+	// MaxResultBytes caps the JSON size of a Python tool's return value;
+	// a larger one is refused with an engine error, without being read.
+	// Zero means the worker's default (128 MiB).
+	MaxResultBytes int
 }
 
 // Generator is the language model Python tools reach through
@@ -147,9 +158,11 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 		HostConfigs: e.cfg.HostToolConfigs,
 		Workspace:   e.cfg.Workspace,
 		PoolOptions: &worker.Options{
-			Python:      e.cfg.Python,
-			MemoryLimit: e.cfg.MemoryLimit,
-			Logger:      e.cfg.Logger,
+			Python:         e.cfg.Python,
+			MemoryLimit:    e.cfg.MemoryLimit,
+			Logger:         e.cfg.Logger,
+			OnProcess:      e.cfg.OnWorker,
+			MaxResultBytes: e.cfg.MaxResultBytes,
 		},
 		OnOutput:       e.cfg.OnEvent,
 		CallTimeout:    e.cfg.CallTimeout,
@@ -187,10 +200,16 @@ func (e *Engine) Tools(ctx context.Context) ([]tool.Info, error) { return e.inv.
 // events of the calls made through it.
 func (e *Engine) Handler(ctx context.Context, name string) (tool.Handler, error) {
 	h, err := e.inv.Handler(ctx, name)
-	if err != nil || e.cfg.OnEvent == nil {
+	if err != nil {
 		return h, err
 	}
-	return &eventHandler{Handler: h, sink: e.cfg.OnEvent}, nil
+	if e.cfg.OnEvent != nil {
+		h = &eventHandler{Handler: h, sink: e.cfg.OnEvent}
+	}
+	if e.cfg.OnCall != nil {
+		h = &observed{Handler: h, name: name, report: e.cfg.OnCall}
+	}
+	return h, nil
 }
 
 // eventHandler adds the engine's subscriber to the calls of a handler.

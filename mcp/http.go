@@ -1,10 +1,13 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -13,7 +16,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lcptools/lcp/hitl"
 )
 
 // HTTPOptions configures the streamable HTTP endpoint of a Server.
@@ -34,32 +40,75 @@ type HTTPOptions struct {
 	// MaxBodyBytes caps the size of a request body (413 above it);
 	// 4 MiB by default.
 	MaxBodyBytes int64
-	// SessionTimeout closes sessions idle for this long; 30 minutes by
-	// default, negative for never.
+	// SessionTimeout closes sessions idle for this long;
+	// DefaultSessionTimeout when zero, negative for never.
 	SessionTimeout time.Duration
+	// MaxSessions caps the sessions the server keeps: when it is full, a
+	// client opening a session takes the place of the session idle the
+	// longest (for a minute at least), or gets 503 with a JSON-RPC error
+	// saying why. DefaultMaxSessions when zero, negative for no limit.
+	MaxSessions int
+	// MaxBatch and MaxBatchBytes cap a JSON-RPC batch (count of messages,
+	// size), which only clients of revisions before 2025-06-18 may send;
+	// DefaultMaxBatch and DefaultMaxBatchBytes when zero.
+	MaxBatch      int
+	MaxBatchBytes int64
+	// Stateless serves every request on its own, without server-side
+	// sessions, so that any replica behind a load balancer serves any
+	// request: questions of a call travel as input requests of its result
+	// with clients of the 2026-07-28 revision (the call is run again with
+	// the answers it got, on whichever replica the answer reaches), and
+	// clients of older revisions, which cannot be asked, get the
+	// Unattended policy's answers.
+	Stateless bool
+	// DrainTimeout is how long Serve lets calls in flight finish once its
+	// context is done, before it cancels them; DefaultDrainTimeout when
+	// zero, negative for no wait.
+	DrainTimeout time.Duration
+	// Abort, when closed, ends a drain at once (a second signal).
+	Abort <-chan struct{}
+	// Metrics, when set, is served at /metrics behind the bearer token.
+	Metrics http.Handler
 }
 
 // DefaultMaxBodyBytes is the default cap on the size of a request body.
 const DefaultMaxBodyBytes = 4 << 20
 
+func (o *HTTPOptions) withDefaults() HTTPOptions {
+	var c HTTPOptions
+	if o != nil {
+		c = *o
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if c.SessionTimeout == 0 {
+		c.SessionTimeout = DefaultSessionTimeout
+	}
+	if c.SessionTimeout < 0 {
+		c.SessionTimeout = 0
+	}
+	if c.MaxSessions == 0 {
+		c.MaxSessions = DefaultMaxSessions
+	}
+	if c.MaxBatch <= 0 {
+		c.MaxBatch = DefaultMaxBatch
+	}
+	if c.MaxBatchBytes <= 0 {
+		c.MaxBatchBytes = DefaultMaxBatchBytes
+	}
+	if c.DrainTimeout == 0 {
+		c.DrainTimeout = DefaultDrainTimeout
+	}
+	return c
+}
+
 // Handler returns the streamable HTTP endpoint of the server, guarded as
 // HTTPOptions says. Requests of the 2026-07-28 revision are served
 // statelessly (each request on its own, questions through input-required
-// results); older ones in sessions.
+// results); older ones in sessions, unless HTTPOptions.Stateless.
 func (s *Server) Handler(opts *HTTPOptions) http.Handler {
-	var o HTTPOptions
-	if opts != nil {
-		o = *opts
-	}
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if o.SessionTimeout == 0 {
-		o.SessionTimeout = 30 * time.Minute
-	}
-	if o.SessionTimeout < 0 {
-		o.SessionTimeout = 0
-	}
+	o := opts.withDefaults()
 	s.presync(context.Background())
 	get := func(*http.Request) *sdk.Server { return s.sdk }
 	stateful := sdk.NewStreamableHTTPHandler(get, &sdk.StreamableHTTPOptions{
@@ -73,37 +122,61 @@ func (s *Server) Handler(opts *HTTPOptions) http.Handler {
 		MaxRequestBodyBytes:          o.MaxBodyBytes,
 		PropagateRequestCancellation: true,
 	})
-	return &guard{opts: o, next: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {
-			stateless.ServeHTTP(w, r)
-			return
-		}
-		stateful.ServeHTTP(w, r)
-	})}
+	if o.Stateless {
+		s.stateless.Store(true)
+	}
+	return &guard{s: s, opts: o, stateful: stateful, stateless: stateless}
 }
 
-// guard applies the HTTP safety rules before the MCP handler sees a
-// request: Host (DNS rebinding), Origin, bearer token, body size.
+// guard applies the HTTP safety rules and the limits before the MCP
+// handler sees a request: Host (DNS rebinding), Origin, bearer token,
+// body size, batches, sessions, calls in flight, drain.
 type guard struct {
-	opts HTTPOptions
-	next http.Handler
+	s         *Server
+	opts      HTTPOptions
+	stateful  http.Handler
+	stateless http.Handler
 }
 
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !g.allowed(w, r) {
+		return
+	}
+	if r.ContentLength > g.opts.MaxBodyBytes {
+		http.Error(w, fmt.Sprintf("request body exceeds %d bytes", g.opts.MaxBodyBytes), http.StatusRequestEntityTooLarge)
+		return
+	}
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, g.opts.MaxBodyBytes)
+	}
+	if r.Method == http.MethodPost {
+		g.servePOST(w, r)
+		return
+	}
+	if g.opts.Stateless || newProtocolHeader(r) {
+		g.stateless.ServeHTTP(w, r)
+		return
+	}
+	g.stateful.ServeHTTP(w, r)
+}
+
+// allowed checks Host, Origin and the token; it answers preflight
+// requests and refusals itself and reports whether the request goes on.
+func (g *guard) allowed(w http.ResponseWriter, r *http.Request) bool {
 	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil && isLoopbackAddr(local.String()) {
 		if !isLoopbackHost(r.Host) && !g.allowedHost(r.Host) {
 			http.Error(w, fmt.Sprintf("Forbidden: Host %q is not allowed", r.Host), http.StatusForbidden)
-			return
+			return false
 		}
 	} else if len(g.opts.AllowedHosts) > 0 && !g.allowedHost(r.Host) && !isLoopbackHost(r.Host) {
 		http.Error(w, fmt.Sprintf("Forbidden: Host %q is not allowed", r.Host), http.StatusForbidden)
-		return
+		return false
 	}
 	origin := r.Header.Get("Origin")
 	if origin != "" {
 		if !isLoopbackOrigin(origin) && !slices.Contains(g.opts.AllowedOrigins, origin) {
 			http.Error(w, fmt.Sprintf("Forbidden: Origin %q is not allowed", origin), http.StatusForbidden)
-			return
+			return false
 		}
 		h := w.Header()
 		h.Set("Access-Control-Allow-Origin", origin)
@@ -114,7 +187,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.Set("Access-Control-Allow-Headers", "Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID")
 			h.Set("Access-Control-Max-Age", "600")
 			w.WriteHeader(http.StatusNoContent)
-			return
+			return false
 		}
 	}
 	if g.opts.Token != "" {
@@ -123,17 +196,145 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(g.opts.Token)) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="lcp"`)
 			http.Error(w, "Unauthorized: a bearer token is required", http.StatusUnauthorized)
+			return false
+		}
+	}
+	return true
+}
+
+func newProtocolHeader(r *http.Request) bool {
+	return r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28"
+}
+
+// peekMessage is what the guard reads of a JSON-RPC message.
+type peekMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+}
+
+// servePOST reads the body (bounded), applies the limits that the SDK
+// has no option for, and hands the request on.
+func (g *guard) servePOST(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", tooBig.Limit), http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+
+	s := g.s
+	sid := r.Header.Get("Mcp-Session-Id")
+	version := r.Header.Get("Mcp-Protocol-Version")
+	stateless := g.opts.Stateless || version >= "2026-07-28"
+	var sess *sessionEntry
+	if sid != "" && !stateless {
+		sess = s.sessions.get(sid)
+		if sess != nil && version == "" {
+			version = sess.version
+		}
+	}
+
+	var msgs []peekMessage
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	batch := len(trimmed) > 0 && trimmed[0] == '['
+	if batch {
+		// A batch is refused before it is decoded: its messages would each
+		// be served at once, in a stream of their own.
+		switch {
+		case int64(len(body)) > g.opts.MaxBatchBytes:
+			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+				Message: fmt.Sprintf("a JSON-RPC batch may have at most %d bytes", g.opts.MaxBatchBytes)})
+			return
+		case version >= "2025-06-18":
+			writeRPCError(w, http.StatusBadRequest, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+				Message: fmt.Sprintf("JSON-RPC batches are not part of MCP %s (they were dropped in 2025-06-18): send one message per request", version)})
+			return
+		case !stateless && sid == "":
+			writeRPCError(w, http.StatusBadRequest, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+				Message: "a JSON-RPC batch cannot open a session: send initialize on its own"})
+			return
+		}
+		if json.Unmarshal(body, &msgs) == nil && len(msgs) > g.opts.MaxBatch {
+			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+				Message: fmt.Sprintf("a JSON-RPC batch may have at most %d messages, not %d", g.opts.MaxBatch, len(msgs))})
+			return
+		}
+	} else {
+		var m peekMessage
+		if json.Unmarshal(body, &m) == nil {
+			msgs = []peekMessage{m}
+		}
+	}
+	var callID json.RawMessage
+	calls := 0
+	for _, m := range msgs {
+		if m.Method == "tools/call" && len(m.ID) > 0 {
+			calls++
+			callID = m.ID
+		}
+	}
+	opens := !stateless && sid == ""
+	if s.draining.Load() && (opens || calls > 0) {
+		id := callID
+		if opens && len(msgs) == 1 {
+			id = msgs[0].ID
+		}
+		writeRPCError(w, http.StatusServiceUnavailable, id, rpcError(ErrDraining))
+		return
+	}
+	if calls > 0 {
+		var ss *sdk.ServerSession
+		if sess != nil {
+			ss = sess.ss
+		}
+		if err := s.limiter.check(ss); err != nil {
+			status := http.StatusTooManyRequests
+			if errors.Is(err, ErrDraining) {
+				status = http.StatusServiceUnavailable
+			}
+			s.refused(refusalOf(err))
+			writeRPCError(w, status, callID, rpcError(err))
 			return
 		}
 	}
-	if r.ContentLength > g.opts.MaxBodyBytes {
-		http.Error(w, fmt.Sprintf("request body exceeds %d bytes", g.opts.MaxBodyBytes), http.StatusRequestEntityTooLarge)
+	if opens {
+		if !s.sessions.reserve(g.opts.MaxSessions) {
+			var id json.RawMessage
+			if len(msgs) == 1 {
+				id = msgs[0].ID
+			}
+			s.refused("sessions")
+			writeRPCError(w, http.StatusServiceUnavailable, id, &jsonrpc.Error{Code: CodeUnavailable,
+				Message: fmt.Sprintf("the server holds %d sessions, its limit: try again later (idle sessions are closed after %s)", g.opts.MaxSessions, g.opts.SessionTimeout)})
+			return
+		}
+		defer s.sessions.unreserve()
+	}
+	if calls > 0 {
+		// Counted until the answer is written, so that a drain does not
+		// end the session before its client has the result.
+		s.posting.Add(1)
+		defer s.posting.Add(-1)
+	}
+	if sess != nil {
+		sess.active.Add(1)
+		sess.lastSeen.Store(time.Now().UnixNano())
+		defer func() {
+			sess.lastSeen.Store(time.Now().UnixNano())
+			sess.active.Add(-1)
+		}()
+	}
+	if stateless {
+		g.stateless.ServeHTTP(w, r)
 		return
 	}
-	if r.Body != nil {
-		r.Body = http.MaxBytesReader(w, r.Body, g.opts.MaxBodyBytes)
-	}
-	g.next.ServeHTTP(w, r)
+	g.stateful.ServeHTTP(w, r)
 }
 
 func (g *guard) allowedHost(host string) bool {
@@ -172,14 +373,31 @@ func Listen(addr string, opts *HTTPOptions) (net.Listener, error) {
 	return ln, nil
 }
 
-// Serve serves the streamable HTTP endpoint at "/mcp" (and "/") on ln until
-// ctx ends, then shuts down within a few seconds.
+// Serve serves the streamable HTTP endpoint at "/mcp" (and "/") on ln,
+// with "/healthz" (the process is alive) and "/readyz" (it accepts new
+// sessions and calls; 503 while draining), which need no token and say
+// nothing else, and "/metrics" when HTTPOptions.Metrics is set. When ctx
+// ends it drains (Drain) for at most HTTPOptions.DrainTimeout, then
+// closes the sessions and stops.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, opts *HTTPOptions) error {
-	h := s.Handler(opts)
+	o := opts.withDefaults()
+	h := s.Handler(&o)
 	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { healthAnswer(w, true, "ok") })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		healthAnswer(w, !s.draining.Load(), map[bool]string{true: "ready", false: "draining"}[!s.draining.Load()])
+	})
+	if o.Metrics != nil {
+		g := h.(*guard)
+		mux.Handle("/metrics", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if g.allowed(w, r) {
+				o.Metrics.ServeHTTP(w, r)
+			}
+		}))
+	}
 	mux.Handle("/mcp", h)
 	mux.Handle("/", h)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10, IdleTimeout: 2 * time.Minute}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -187,6 +405,35 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, opts *HTTPOptions) 
 		return err
 	case <-ctx.Done():
 	}
+	dctx := context.Background()
+	if o.DrainTimeout > 0 {
+		var cancel context.CancelFunc
+		dctx, cancel = context.WithTimeout(dctx, o.DrainTimeout)
+		defer cancel()
+	} else {
+		var cancel context.CancelFunc
+		dctx, cancel = context.WithCancel(dctx)
+		cancel()
+	}
+	if o.Abort != nil {
+		var cancel context.CancelFunc
+		dctx, cancel = context.WithCancel(dctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-o.Abort:
+				cancel()
+			case <-dctx.Done():
+			}
+		}()
+	}
+	_ = s.Drain(dctx)
+	for s.posting.Load() > 0 && dctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+	}
+	// The calls are done (or out of time): end the sessions, whose event
+	// streams would keep the HTTP server from stopping.
+	s.closeSessions()
 	sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
@@ -194,6 +441,71 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, opts *HTTPOptions) 
 	}
 	<-errc
 	return nil
+}
+
+// healthAnswer writes the body of a health endpoint: a word, nothing
+// about the server.
+func healthAnswer(w http.ResponseWriter, ok bool, word string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if !ok {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+	_, _ = io.WriteString(w, word+"\n")
+}
+
+// Drain stops the server from taking new sessions and calls (they get 503
+// and a JSON-RPC error, so that a load balancer retries elsewhere; /readyz
+// says 503), declines the confirmations and questions waiting for a
+// person with a message that says why, and waits until the calls in
+// flight have finished or ctx ends, whichever comes first. It returns
+// ctx's error when calls were still running. Sessions stay open: Close,
+// or Serve, ends them.
+func (s *Server) Drain(ctx context.Context) error {
+	first := s.draining.CompareAndSwap(false, true)
+	idle := s.limiter.drain()
+	if first {
+		const reason = "The server is shutting down: this request was cancelled. Call the tool again (another server may serve it)."
+		n := 0
+		if s.opts.Broker != nil {
+			n += s.opts.Broker.Drain(reason)
+		}
+		s.mu.Lock()
+		brokers := make([]*hitl.Broker, 0, len(s.brokers))
+		for _, b := range s.brokers {
+			brokers = append(brokers, b)
+		}
+		s.mu.Unlock()
+		for _, b := range brokers {
+			n += b.Drain(reason)
+		}
+		s.opts.Logger.Info("draining", "calls_in_flight", s.limiter.inFlight(), "requests_declined", n)
+	}
+	start := time.Now()
+	select {
+	case <-idle:
+		s.opts.Logger.Info("drained", "duration", time.Since(start).Round(time.Millisecond))
+		return nil
+	case <-ctx.Done():
+		s.opts.Logger.Warn("drain ended with calls in flight", "calls_in_flight", s.limiter.inFlight())
+		return ctx.Err()
+	}
+}
+
+// Draining reports whether the server has begun to drain.
+func (s *Server) Draining() bool { return s.draining.Load() }
+
+// Sessions returns how many HTTP sessions the server holds.
+func (s *Server) Sessions() int { return s.sessions.count() }
+
+// CallsInFlight returns how many tools/call requests are being served.
+func (s *Server) CallsInFlight() int { return s.limiter.inFlight() }
+
+// closeSessions ends every session of the server.
+func (s *Server) closeSessions() {
+	for ss := range s.sdk.Sessions() {
+		_ = ss.Close()
+	}
 }
 
 // ListenAndServe listens at addr (see Listen) and serves (see Serve).

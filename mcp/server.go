@@ -3,11 +3,13 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -54,8 +56,28 @@ type ServerOptions struct {
 	// are given; "127.0.0.1:0" (a free port) by default.
 	SecretAddr string
 
-	// Logger receives the SDK's log; nil discards it.
+	// Logger receives the SDK's log and the server's own records (drain,
+	// calls refused); nil discards them.
 	Logger *slog.Logger
+
+	// MaxCalls caps the calls running at once, over every session, and
+	// MaxCallsPerSession those of one session: a call over a limit is
+	// refused at once with a JSON-RPC error (CodeServerBusy; over HTTP,
+	// status 429). DefaultMaxCalls and DefaultMaxCallsPerSession when
+	// zero, negative for no limit.
+	MaxCalls, MaxCallsPerSession int
+	// MaxResultBytes caps the size of a result sent to a client: a longer
+	// text is cut, with a note of how much is missing, and content that
+	// does not fit is left out. DefaultMaxResultBytes when zero, negative
+	// for no limit.
+	MaxResultBytes int
+	// ReplicaID, when set, starts every HTTP session id ("<id>.<random>"),
+	// so that a load balancer can send the requests of a session to the
+	// replica that holds it (see ValidReplicaID for its alphabet).
+	ReplicaID string
+	// OnRefused is told of every request a limit refused: "calls",
+	// "session_calls", "sessions", "draining" (for metrics).
+	OnRefused func(limit string)
 }
 
 func (o *ServerOptions) withDefaults() ServerOptions {
@@ -84,7 +106,31 @@ func (o *ServerOptions) withDefaults() ServerOptions {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
+	if c.MaxCalls == 0 {
+		c.MaxCalls = DefaultMaxCalls
+	}
+	if c.MaxCallsPerSession == 0 {
+		c.MaxCallsPerSession = DefaultMaxCallsPerSession
+	}
+	if c.MaxResultBytes == 0 {
+		c.MaxResultBytes = DefaultMaxResultBytes
+	}
 	return c
+}
+
+// ValidReplicaID reports whether id may start session ids: 1 to 32
+// ASCII letters, digits, '-' and '_' (what an nginx map and a header
+// carry without escaping).
+func ValidReplicaID(id string) error {
+	if id == "" || len(id) > 32 {
+		return fmt.Errorf("replica id %q: it must have 1 to 32 characters", id)
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return fmt.Errorf("replica id %q: only ASCII letters, digits, '-' and '_' are allowed", id)
+		}
+	}
+	return nil
 }
 
 // Server serves a tool.Toolset to MCP clients, over stdio (Run,
@@ -114,6 +160,12 @@ type Server struct {
 
 	secrets *secretServer
 
+	limiter   *callLimiter
+	sessions  sessionTable
+	draining  atomic.Bool
+	stateless atomic.Bool // served with HTTPOptions.Stateless
+	posting   atomic.Int64 // HTTP requests with calls being answered
+
 	syncMu  sync.Mutex // one listing at a time
 	mu      sync.RWMutex
 	tools   map[string]*servedTool
@@ -139,6 +191,11 @@ func NewServer(ts tool.Toolset, opts *ServerOptions) *Server {
 		trips:   map[string]*roundTrip{},
 	}
 	s.secrets = &secretServer{addr: s.opts.SecretAddr}
+	s.limiter = newCallLimiter(s.opts.MaxCalls, s.opts.MaxCallsPerSession)
+	sessionID := rand.Text
+	if id := s.opts.ReplicaID; id != "" {
+		sessionID = func() string { return id + "." + rand.Text() }
+	}
 	caps := &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}}
 	//lint:ignore SA1019 logging is deprecated from protocol 2026-07-28 on, and still what older clients show tools' log records with
 	caps.Logging = &sdk.LoggingCapabilities{}
@@ -146,6 +203,7 @@ func NewServer(ts tool.Toolset, opts *ServerOptions) *Server {
 		Instructions: s.opts.Instructions,
 		Logger:       s.opts.Logger,
 		Capabilities: caps,
+		GetSessionID: sessionID,
 	})
 	s.sdk.AddReceivingMiddleware(s.middleware)
 	return s
@@ -202,6 +260,14 @@ func (s *Server) Close() error {
 func (s *Server) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		switch method {
+		case "initialize":
+			res, err := next(ctx, method, req)
+			if ir, ok := res.(*sdk.InitializeResult); ok && err == nil {
+				if ss, ok := req.GetSession().(*sdk.ServerSession); ok {
+					s.sessions.add(ss, ir.ProtocolVersion)
+				}
+			}
+			return res, err
 		case "tools/list":
 			if err := s.sync(ctx); err != nil {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "listing the tools: " + err.Error()}
@@ -215,6 +281,14 @@ func (s *Server) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 					_ = s.sync(ctx)
 				}
 			}
+			// The limits on calls in flight, for every transport (over
+			// HTTP the guard has refused what it could with a status).
+			ss, _ := req.GetSession().(*sdk.ServerSession)
+			if err := s.limiter.acquire(ss); err != nil {
+				s.refused(refusalOf(err))
+				return nil, rpcError(err)
+			}
+			defer s.limiter.release(ss)
 		}
 		return next(ctx, method, req)
 	}
@@ -282,6 +356,27 @@ func (s *Server) sync(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	return nil
+}
+
+// refused tells OnRefused that a limit refused a request.
+func (s *Server) refused(limit string) {
+	s.opts.Logger.Debug("request refused", "limit", limit)
+	if s.opts.OnRefused != nil {
+		s.opts.OnRefused(limit)
+	}
+}
+
+func refusalOf(err error) string {
+	var busy *BusyError
+	switch {
+	case errors.As(err, &busy) && busy.Session:
+		return "session_calls"
+	case errors.As(err, &busy):
+		return "calls"
+	case errors.Is(err, ErrDraining):
+		return "draining"
+	}
+	return "other"
 }
 
 func sameInfo(a, b *tool.Info) bool {
@@ -482,9 +577,9 @@ func (c *serverCall) log(e tool.Event) {
 
 func (c *serverCall) toMCP(res *tool.Result, err error) *sdk.CallToolResult {
 	if err != nil {
-		return errorToMCP(err)
+		return capResult(errorToMCP(err), c.s.opts.MaxResultBytes)
 	}
-	return toMCP(res, c.structured)
+	return capResult(toMCP(res, c.structured), c.s.opts.MaxResultBytes)
 }
 
 // progressSink sends a call's progress to the request that asked for it
