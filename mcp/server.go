@@ -163,7 +163,7 @@ type Server struct {
 	limiter   *callLimiter
 	sessions  sessionTable
 	draining  atomic.Bool
-	stateless atomic.Bool // served with HTTPOptions.Stateless
+	stateless atomic.Bool  // served with HTTPOptions.Stateless
 	posting   atomic.Int64 // HTTP requests with calls being answered
 
 	syncMu  sync.Mutex // one listing at a time
