@@ -120,7 +120,8 @@ func TestMCPCommandOverStdio(t *testing.T) {
 // TestMCPCommandOverHTTP serves over HTTP with a token.
 func TestMCPCommandOverHTTP(t *testing.T) {
 	needPython(t)
-	o := &MCPOptions{http: "127.0.0.1:0", useHTTP: true, token: "0123456789abcdef-token", approval: approvalFlags{approve: "ask"}}
+	o := defaultMCPOptions()
+	o.http, o.useHTTP, o.token = "127.0.0.1:0", true, "0123456789abcdef-token"
 	o.inv.tools = []string{pythonTools(t)}
 	urls := make(chan string, 1)
 	o.ready = func(u string) { urls <- u }
@@ -173,14 +174,25 @@ func TestMCPCommandOverHTTP(t *testing.T) {
 	}
 }
 
-func TestMCPCommandRefusesAnOpenAddressWithoutToken(t *testing.T) {
-	_, stderr, code := run(t, "", "mcp", "--http", "0.0.0.0:0")
-	if code != ExitUsage || !strings.Contains(stderr, "bearer token") {
-		t.Errorf("code %d, stderr %q", code, stderr)
-	}
-	_, stderr, code = run(t, "", "mcp", "--token", "x")
-	if code != ExitUsage || !strings.Contains(stderr, "--http") {
-		t.Errorf("code %d, stderr %q", code, stderr)
+func TestMCPCommandFlagErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mcp", "--http", "0.0.0.0:0", "--no-token"}, "loopback only"},
+		{[]string{"mcp", "--http", "127.0.0.1:0", "--no-token", "--token", "x"}, "contradicts --token"},
+		{[]string{"mcp", "--token", "x"}, "go with --http"},
+		{[]string{"mcp", "--stateless"}, "go with --http"},
+		{[]string{"mcp", "--http", "127.0.0.1:0", "--replica-id", "a b"}, "only ASCII letters"},
+		{[]string{"mcp", "--http", "127.0.0.1:0", "--replica-id", "r1", "--stateless"}, "keeps none"},
+		{[]string{"mcp", "--http", "127.0.0.1:0", "--max-calls", "0"}, "must be positive"},
+		{[]string{"mcp", "--http", "127.0.0.1:0", "--drain-timeout", "-1s"}, "must not be negative"},
+		{[]string{"mcp", "--http", "127.0.0.1:0", "--log-format", "xml"}, "text or json"},
+	} {
+		_, stderr, code := run(t, "", tc.args...)
+		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: code %d, stderr %q, want a usage error with %q", tc.args, code, stderr, tc.want)
+		}
 	}
 }
 
@@ -212,4 +224,13 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// defaultMCPOptions are the options of lcp mcp without flags.
+func defaultMCPOptions() *MCPOptions {
+	var o *MCPOptions
+	cmd := NewCmdMCP(testEnv(), func(m *MCPOptions) error { o = m; return nil })
+	cmd.SetArgs([]string{})
+	_ = cmd.Execute()
+	return o
 }
