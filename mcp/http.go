@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/subtle"
@@ -67,6 +68,11 @@ type HTTPOptions struct {
 	DrainTimeout time.Duration
 	// Abort, when closed, ends a drain at once (a second signal).
 	Abort <-chan struct{}
+	// MaxInflightBytes caps the size of the request bodies being served
+	// at once (a large request is decoded several times over on its way
+	// to a tool): over it, a request gets 429. DefaultMaxInflightBytes
+	// when zero, negative for no limit.
+	MaxInflightBytes int64
 	// Metrics, when set, is served at /metrics behind the bearer token.
 	Metrics http.Handler
 }
@@ -100,6 +106,9 @@ func (o *HTTPOptions) withDefaults() HTTPOptions {
 	if c.DrainTimeout == 0 {
 		c.DrainTimeout = DefaultDrainTimeout
 	}
+	if c.MaxInflightBytes == 0 {
+		c.MaxInflightBytes = DefaultMaxInflightBytes
+	}
 	return c
 }
 
@@ -125,6 +134,7 @@ func (s *Server) Handler(opts *HTTPOptions) http.Handler {
 	if o.Stateless {
 		s.stateless.Store(true)
 	}
+	s.bodies.setLimit(o.MaxInflightBytes)
 	return &guard{s: s, opts: o, stateful: stateful, stateless: stateless}
 }
 
@@ -202,6 +212,12 @@ func (g *guard) allowed(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
+// isBatch reports whether a body (or its start) is a JSON array.
+func isBatch(body []byte) bool {
+	t := bytes.TrimLeft(body, " \t\r\n")
+	return len(t) > 0 && t[0] == '['
+}
+
 func newProtocolHeader(r *http.Request) bool {
 	return r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28"
 }
@@ -215,7 +231,30 @@ type peekMessage struct {
 // servePOST reads the body (bounded), applies the limits that the SDK
 // has no option for, and hands the request on.
 func (g *guard) servePOST(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
+	s := g.s
+	// Bodies in memory are bounded all together, since each is decoded
+	// several times over on its way to a tool.
+	size := r.ContentLength
+	if size < 0 {
+		size = g.opts.MaxBodyBytes
+	}
+	if !s.bodies.acquire(size) {
+		s.refused("bytes")
+		writeRPCError(w, http.StatusTooManyRequests, nil, &jsonrpc.Error{Code: CodeServerBusy,
+			Message: fmt.Sprintf("the server holds %d bytes of requests, its limit: try again shortly", s.bodies.limit)})
+		return
+	}
+	defer s.bodies.release(size)
+	// A batch too large is refused before it is read.
+	br := bufio.NewReaderSize(r.Body, 512)
+	if first, _ := br.Peek(512); isBatch(first) && r.ContentLength > g.opts.MaxBatchBytes {
+		writeRPCError(w, http.StatusRequestEntityTooLarge, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: fmt.Sprintf("a JSON-RPC batch may have at most %d bytes", g.opts.MaxBatchBytes)})
+		return
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, max(r.ContentLength, 0)+1))
+	_, err := buf.ReadFrom(br)
+	body := buf.Bytes()
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -228,7 +267,6 @@ func (g *guard) servePOST(w http.ResponseWriter, r *http.Request) {
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 
-	s := g.s
 	sid := r.Header.Get("Mcp-Session-Id")
 	version := r.Header.Get("Mcp-Protocol-Version")
 	stateless := g.opts.Stateless || version >= "2026-07-28"
@@ -241,9 +279,7 @@ func (g *guard) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 
 	var msgs []peekMessage
-	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	batch := len(trimmed) > 0 && trimmed[0] == '['
-	if batch {
+	if batch := isBatch(body); batch {
 		// A batch is refused before it is decoded: its messages would each
 		// be served at once, in a stream of their own.
 		switch {
@@ -524,8 +560,19 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string, opts *HTTPOpti
 // collector costs more CPU than the calls themselves. The price is a few
 // megabytes of heap. A library does not change this by itself; commands
 // call it (lcp mcp does).
+//
+// It also sets a soft memory limit of DefaultMemoryLimit unless the
+// GOMEMLIMIT environment variable says otherwise: under a burst of large
+// requests the collector then works harder instead of letting the heap
+// grow to five times what is live, and returns memory to the system.
 func TuneGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(DefaultMemoryLimit)
+	}
 }
+
+// DefaultMemoryLimit is the soft memory limit TuneGC sets.
+const DefaultMemoryLimit = 200 << 20

@@ -36,6 +36,8 @@ const (
 	DefaultMaxBatch = 16
 	// DefaultMaxBatchBytes caps the size of a JSON-RPC batch.
 	DefaultMaxBatchBytes = 1 << 20
+	// DefaultMaxInflightBytes caps the request bodies being served at once.
+	DefaultMaxInflightBytes = 16 << 20
 	// DefaultDrainTimeout is how long a stopping server lets calls in
 	// flight finish.
 	DefaultDrainTimeout = 30 * time.Second
@@ -373,4 +375,35 @@ func cutUTF8(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// byteBudget bounds the bytes held at once by requests being served.
+type byteBudget struct {
+	mu    sync.Mutex
+	limit int64 // <= 0: none
+	used  int64
+}
+
+func (b *byteBudget) setLimit(n int64) {
+	b.mu.Lock()
+	b.limit = n
+	b.mu.Unlock()
+}
+
+// acquire takes n bytes of the budget; a request larger than the whole
+// budget may still run alone.
+func (b *byteBudget) acquire(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.limit > 0 && b.used > 0 && b.used+n > b.limit {
+		return false
+	}
+	b.used += n
+	return true
+}
+
+func (b *byteBudget) release(n int64) {
+	b.mu.Lock()
+	b.used -= n
+	b.mu.Unlock()
 }

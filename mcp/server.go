@@ -165,6 +165,7 @@ type Server struct {
 	draining  atomic.Bool
 	stateless atomic.Bool  // served with HTTPOptions.Stateless
 	posting   atomic.Int64 // HTTP requests with calls being answered
+	bodies    byteBudget   // bytes of HTTP request bodies being served
 
 	syncMu  sync.Mutex // one listing at a time
 	mu      sync.RWMutex
