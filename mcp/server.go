@@ -75,6 +75,10 @@ type ServerOptions struct {
 	// so that a load balancer can send the requests of a session to the
 	// replica that holds it (see ValidReplicaID for its alphabet).
 	ReplicaID string
+	// StateKey signs the requestState of calls served statelessly
+	// (HTTPOptions.Stateless): replicas that share it continue each
+	// other's calls. Nil: a random key of this process.
+	StateKey []byte
 	// OnRefused is told of every request a limit refused: "calls",
 	// "session_calls", "sessions", "draining" (for metrics).
 	OnRefused func(limit string)
@@ -166,6 +170,8 @@ type Server struct {
 	stateless atomic.Bool  // served with HTTPOptions.Stateless
 	posting   atomic.Int64 // HTTP requests with calls being answered
 	bodies    byteBudget   // bytes of HTTP request bodies being served
+	keyOnce   sync.Once
+	key       []byte // signs request states (replay.go)
 
 	syncMu  sync.Mutex // one listing at a time
 	mu      sync.RWMutex
@@ -439,7 +445,8 @@ func newProtocol(req *sdk.CallToolRequest) bool {
 
 func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	p := req.Params
-	if p.RequestState != "" {
+	replay := s.stateless.Load() && newProtocol(req)
+	if p.RequestState != "" && !replay {
 		return s.resume(ctx, req)
 	}
 	s.mu.RLock()
@@ -473,6 +480,9 @@ func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 		res, err := c.drive(ctx, p.Arguments)
 		c.progress.detach()
 		return c.toMCP(res, err), nil
+	}
+	if replay {
+		return s.replayCall(ctx, req, c)
 	}
 	return s.startRoundTrip(ctx, req, c, p.Arguments)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -251,6 +252,12 @@ func runMCP(o *MCPOptions) error {
 		MaxCallsPerSession: o.maxCallsPerSession,
 		MaxResultBytes:     o.maxResultBytes,
 		ReplicaID:          o.replicaID,
+	}
+	if token != "" {
+		// Replicas that share the token continue each other's calls
+		// (--stateless): the key that signs request states derives from it.
+		sum := sha256.Sum256([]byte("lcp request state\x00" + token))
+		srvOpts.StateKey = sum[:]
 	}
 	if m != nil {
 		srvOpts.OnRefused = m.Refused
