@@ -13,8 +13,10 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -571,6 +573,22 @@ func TuneGC() {
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(DefaultMemoryLimit)
+	}
+	releaseOnce.Do(func() { go releaseIdleMemory() })
+}
+
+var releaseOnce sync.Once
+
+// releaseIdleMemory gives the system back, every few seconds, the heap
+// memory a burst left free: without new allocations no collection runs,
+// and the runtime would keep it for minutes.
+func releaseIdleMemory() {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
+	for range time.Tick(5 * time.Second) {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > 32<<20 {
+			debug.FreeOSMemory()
+		}
 	}
 }
 

@@ -5,12 +5,10 @@ import (
 	"path/filepath"
 )
 
-// faultyTools is a library of Python tools for load and fault tests:
-// echo answers with what it was given (so that a misrouted result shows),
-// the others misbehave as their names say.
-const faultyTools = `"""Tools that work, and tools that misbehave on demand."""
+// goodTools is a library of one well-behaved tool: echo answers with what
+// it was given (so that a misrouted result shows).
+const goodTools = `"""A tool that works."""
 import os
-import sys
 import time
 
 
@@ -24,6 +22,13 @@ def tool_echo(nonce: str, ms: int = 0):
     if ms:
         time.sleep(ms / 1000)
     return {"success": True, "output": "echo:" + nonce, "pid": os.getpid()}
+`
+
+// faultyTools are libraries of Python tools that misbehave as their names
+// say, each in a library of its own (its own worker), so that a crash
+// takes down no other kind of call.
+var faultyTools = map[string]string{
+	"crash.py": `import os
 
 
 def tool_crash(nonce: str):
@@ -33,6 +38,8 @@ def tool_crash(nonce: str):
         nonce: ignored
     """
     os._exit(3)
+`,
+	"hang.py": `import time
 
 
 def tool_hang(nonce: str, seconds: int = 3600):
@@ -44,6 +51,8 @@ def tool_hang(nonce: str, seconds: int = 3600):
     """
     time.sleep(seconds)
     return "woke up"
+`,
+	"flood.py": `import sys
 
 
 def tool_flood(nonce: str, lines: int = 20000):
@@ -57,9 +66,8 @@ def tool_flood(nonce: str, lines: int = 20000):
         print("flood line", i, "x" * 80)
         sys.stderr.write("err line %d\n" % i)
     return "flood:" + nonce
-
-
-def tool_huge(nonce: str, mb: int = 8):
+`,
+	"huge.py": `def tool_huge(nonce: str, mb: int = 8):
     """Returns a value of mb megabytes.
 
     Args:
@@ -67,14 +75,24 @@ def tool_huge(nonce: str, mb: int = 8):
         mb: the size of the value
     """
     return "huge:" + nonce + ":" + "y" * (mb << 20)
-`
+`,
+}
 
-// WriteFaultyTools writes the library of misbehaving tools (faulty.py)
-// into a new folder under dir and returns the folder.
+// WriteFaultyTools writes a folder of tools under dir (good.py with
+// tool_echo; crash.py, hang.py, flood.py and huge.py with tool_crash,
+// tool_hang, tool_flood and tool_huge) and returns the folder.
 func WriteFaultyTools(dir string) (string, error) {
 	tools := filepath.Join(dir, "tools")
 	if err := os.MkdirAll(tools, 0o755); err != nil {
 		return "", err
 	}
-	return tools, os.WriteFile(filepath.Join(tools, "faulty.py"), []byte(faultyTools), 0o644)
+	if err := os.WriteFile(filepath.Join(tools, "good.py"), []byte(goodTools), 0o644); err != nil {
+		return "", err
+	}
+	for name, src := range faultyTools {
+		if err := os.WriteFile(filepath.Join(tools, name), []byte(src), 0o644); err != nil {
+			return "", err
+		}
+	}
+	return tools, nil
 }
