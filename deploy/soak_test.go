@@ -26,11 +26,10 @@ var soakFor = flag.Duration("soak", 30*time.Second, "how long the soak test runs
 
 // soakOutcome counts what the soak test's calls got.
 type soakOutcome struct {
-	mu        sync.Mutex
-	byKind    map[string]int
-	busy      int // 429s, retried
-	problems  []string
-	misrouted int
+	mu       sync.Mutex
+	byKind   map[string]int
+	busy     int // 429s, retried
+	problems []string
 }
 
 func (o *soakOutcome) add(kind string) {

@@ -469,6 +469,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, opts *HTTPOptions) 
 	for s.posting.Load() > 0 && dctx.Err() == nil {
 		time.Sleep(10 * time.Millisecond)
 	}
+	// Let clients read the last answers before their sessions' event
+	// streams end: a client that sees its session end first may fail the
+	// call whose answer it has not read yet.
+	select {
+	case <-time.After(500 * time.Millisecond):
+	case <-dctx.Done():
+	}
 	// The calls are done (or out of time): end the sessions, whose event
 	// streams would keep the HTTP server from stopping.
 	s.closeSessions()

@@ -268,17 +268,6 @@ func (t *sessionTable) unreserve() {
 	t.mu.Unlock()
 }
 
-// all returns the sessions.
-func (t *sessionTable) all() []*sdk.ServerSession {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	out := make([]*sdk.ServerSession, 0, len(t.byID))
-	for _, e := range t.byID {
-		out = append(out, e.ss)
-	}
-	return out
-}
-
 // writeRPCError answers an HTTP request with a JSON-RPC error: the status
 // tells proxies and clients what happened, the body tells the client's
 // MCP library (which reads the JSON-RPC error of a refused request).

@@ -464,7 +464,14 @@ func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 		}
 		return errorToMCP(err), nil
 	}
-	c := &serverCall{s: s, name: p.Name, h: h, structured: st != nil && st.structured}
+	c := &serverCall{s: s, name: p.Name, h: h, structured: st != nil && st.structured, id: tool.NewID()}
+	if s.opts.Logger.Enabled(ctx, slog.LevelDebug) {
+		sid := ""
+		if req.Session != nil {
+			sid = req.Session.ID()
+		}
+		s.opts.Logger.Debug("tools/call", "call_id", c.id, "tool", name, "session", sid)
+	}
 	c.progress.attach(ctx, req, s.opts.ProgressInterval)
 	c.session = req.Session
 	if !newProtocol(req) {
@@ -522,6 +529,7 @@ func (s *Server) brokerFor(ss *sdk.ServerSession) *hitl.Broker {
 // serverCall is one tools/call being served.
 type serverCall struct {
 	s          *Server
+	id         string // the call's id, in every log record of it
 	name       string
 	h          tool.Handler
 	structured bool
@@ -538,6 +546,7 @@ type serverCall struct {
 // log records to the client.
 func (c *serverCall) drive(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
 	return tool.Drive(ctx, c.h, args, &tool.CallOptions{
+		CallID: c.id,
 		Respond: func(ctx context.Context, r *tool.Request) tool.Response {
 			if c.fe == nil {
 				c.fe = c.frontEnd()
