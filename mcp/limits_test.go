@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -284,4 +285,34 @@ func TestDrain(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Serve did not return after the drain")
 	}
+}
+
+// FuzzGuardPOST: whatever body a client sends, the guard answers (no
+// panic, no hang) and the server keeps serving.
+func FuzzGuardPOST(f *testing.F) {
+	srv := NewServer(testInventory(f), nil)
+	defer srv.Close()
+	h := srv.Handler(&HTTPOptions{MaxBatch: 4, MaxBatchBytes: 512, MaxBodyBytes: 4096})
+	for _, seed := range []string{initBody, batchOf(2), batchOf(9), "[", "{", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`, " [1,2]", "null", ""} {
+		f.Add(seed, "", "")
+		f.Add(seed, "2025-03-26", "nope")
+	}
+	f.Fuzz(func(t *testing.T, body, version, session string) {
+		req := httptest.NewRequest("POST", "http://127.0.0.1/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if version != "" {
+			req.Header.Set("Mcp-Protocol-Version", version)
+		}
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		ctx, cancel := context.WithTimeout(req.Context(), 5*time.Second)
+		defer cancel()
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req.WithContext(ctx))
+		if rec.Code == 0 {
+			t.Fatal("no answer")
+		}
+	})
 }

@@ -27,6 +27,8 @@ const (
 	DefaultMaxBodyBytes = 1 << 20
 	// DefaultMaxCalls caps the calls in flight at once.
 	DefaultMaxCalls = 32
+	// DefaultMaxStreams caps the event streams followed at once.
+	DefaultMaxStreams = 32
 	// DefaultMaxResultBytes caps the size of a result as the page shows it;
 	// a longer output is cut and says how much is missing.
 	DefaultMaxResultBytes = 1 << 20
@@ -53,6 +55,10 @@ type Options struct {
 	MaxBodyBytes int64
 	// MaxCalls caps the calls running at once; zero means DefaultMaxCalls.
 	MaxCalls int
+	// MaxStreams caps the event streams (pages following the server) at
+	// once; over it, GET /api/events gets 429. Zero means
+	// DefaultMaxStreams.
+	MaxStreams int
 	// MaxResultBytes caps the output of a result as shown; zero means
 	// DefaultMaxResultBytes.
 	MaxResultBytes int
@@ -114,6 +120,9 @@ func NewServer(ts tool.Toolset, broker *hitl.Broker, opts *Options) *Server {
 	}
 	if s.opts.MaxCalls <= 0 {
 		s.opts.MaxCalls = DefaultMaxCalls
+	}
+	if s.opts.MaxStreams <= 0 {
+		s.opts.MaxStreams = DefaultMaxStreams
 	}
 	if s.opts.MaxResultBytes <= 0 {
 		s.opts.MaxResultBytes = DefaultMaxResultBytes

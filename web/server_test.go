@@ -685,3 +685,25 @@ func eventuallyTrue(cond func() bool) bool {
 	}
 	return false
 }
+
+// TestStreamLimit: over MaxStreams, a page following the events gets 429.
+func TestStreamLimit(t *testing.T) {
+	e := newEnv(t, testTools(t), &web.Options{MaxStreams: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", e.hs.URL+"/api/events", nil)
+	req.Header.Set(web.TokenHeader, e.srv.Token())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("first stream: %d", resp.StatusCode)
+	}
+	r := e.do("GET", "/api/events", "")
+	mustStatus(t, r, http.StatusTooManyRequests)
+	if msg, _ := r.json(t)["error"].(string); !strings.Contains(msg, "too many pages") {
+		t.Errorf("error %q", msg)
+	}
+}
