@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command abuse reproduces the abuse of issue 16 against `lcp mcp --http`
 // and measures the server from /proc while a well-behaved client keeps
 // calling a tool: eight 3.9 MB JSON-RPC batches at once (several rounds),
@@ -34,29 +36,36 @@ func main() {
 	sessions := flag.Int("sessions", 12200, "sessions the attacker opens")
 	rounds := flag.Int("rounds", 5, "rounds of eight concurrent 3.9 MB batches")
 	batchMB := flag.Float64("batch-mb", 3.9, "size of each batch")
+	bin := flag.String("bin", "", "an lcp binary to attack instead of this tree's (e.g. an earlier version, for a reference)")
 	flag.Parse()
-	if err := run(*sessions, *rounds, *batchMB); err != nil {
+	if err := run(*sessions, *rounds, *batchMB, *bin); err != nil {
 		fmt.Fprintln(os.Stderr, "abuse:", err)
 		os.Exit(1)
 	}
 }
 
-func run(sessions, rounds int, batchMB float64) error {
+func run(sessions, rounds int, batchMB float64, bin string) error {
+	reference := bin
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "lcp-abuse-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin, err := servetest.Build(ctx, dir)
-	if err != nil {
-		return err
+	if bin == "" {
+		if bin, err = servetest.Build(ctx, dir); err != nil {
+			return err
+		}
 	}
 	tools, err := servetest.WriteFaultyTools(dir)
 	if err != nil {
 		return err
 	}
-	srv, err := servetest.Start(bin, []string{"mcp", "--http", "127.0.0.1:0", "--tools", tools, "--token", token, "--log-format", "json"}, strings.Fields(os.Getenv("ABUSE_ENV")))
+	args := []string{"mcp", "--http", "127.0.0.1:0", "--tools", tools, "--token", token}
+	if reference == "" {
+		args = append(args, "--log-format", "json")
+	}
+	srv, err := servetest.Start(bin, args, strings.Fields(os.Getenv("ABUSE_ENV")))
 	if err != nil {
 		return err
 	}

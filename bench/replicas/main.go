@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command replicas measures the throughput of `lcp mcp --http` replicas
 // behind nginx (deploy/nginx.conf): three replicas against one, the same
 // load in the same run, rounds alternating between the two set-ups. The

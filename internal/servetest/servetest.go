@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package servetest runs lcp servers as real processes for the tests and
 // benchmarks of serving at scale (the replica test behind nginx, the soak
 // test, the abuse bench): it builds the lcp binary, starts `lcp mcp
@@ -77,7 +79,9 @@ var (
 func Start(bin string, args []string, env []string) (*Proc, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group (Kill takes the workers too); killed with
+	// this process, should a benchmark be interrupted.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	errR, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
