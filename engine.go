@@ -13,6 +13,11 @@
 //	res := eng.ExecuteTool(ctx, "tool_greet", json.RawMessage(`{"name":"Ada"}`))
 //	fmt.Println(res.Text())
 //
+// Libraries mount beside the tools folders — those of the folders and
+// of the built-in default library, Go built-ins included (Config.Mount,
+// Config.Builtins, MountToolLibrary) — and Config.Watch re-reads the tool
+// files when they change (hot reload; Config.OnChange is told).
+//
 // The Engine is itself a tool.Toolset, so it composes with native Go tools
 // and can be served over MCP. Confirmations and questions of the tools go
 // to Config.Respond (typically a hitl.Broker's Respond with a terminal or
@@ -29,12 +34,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/lcptools/lcp/autonomy"
 	"github.com/lcptools/lcp/binding"
 	"github.com/lcptools/lcp/discover"
+	"github.com/lcptools/lcp/internal/watch"
 	"github.com/lcptools/lcp/mcp"
+	"github.com/lcptools/lcp/mcp/oauth"
 	"github.com/lcptools/lcp/tool"
 	"github.com/lcptools/lcp/worker"
 )
@@ -65,7 +73,47 @@ type Config struct {
 	NoCoercion bool
 	// DynamicPrompts applies tool_<name>_prompt functions when listing
 	// tools (on for hosts that feed an LLM; `lcp list` lists static specs).
+	// Their results are cached per library until its files change (Watch,
+	// Reload) or RefreshPrompts.
 	DynamicPrompts bool
+	// Mount names libraries to mount beside the tools folders and files:
+	// a library of a tools folder, else of the built-in default library —
+	// the Go libraries workspace_tools, system_shell and execute_python,
+	// and the Python ones (user_interactive_tools, user_interaction_demo).
+	// An unknown name is an error of New.
+	Mount []string
+	// Builtins adds the whole built-in default library after the tools
+	// folders and files (without them, it is the inventory anyway).
+	Builtins bool
+	// PreciseTypes reads Python annotations by their meaning (Literal ->
+	// enum, list[int] -> array of integers, Optional -> not required,
+	// unions -> anyOf) instead of SPEC §5's substring rule, for listing,
+	// MCP and chat alike; host_tool_configs[<stem>]["precise_types"] =
+	// true does it for one library. Off by default: the LCP rule is what
+	// other LCP hosts produce.
+	PreciseTypes bool
+	// ValidateArguments checks the arguments of Python tool calls against
+	// the tool's input schema after coercion, as native tools always are: a
+	// bad call is an *tool.InvalidArgumentsError (status 400) listing each
+	// violation with its JSON pointer. Off by default, as in the LCP
+	// reference (a missing argument is Python's TypeError, status 500);
+	// host_tool_configs[<stem>]["validate_arguments"] = true does it for
+	// one library.
+	ValidateArguments bool
+	// Watch re-reads the tool files when they change on disk (hot
+	// reload): changed, added and removed files of the tools folders, the
+	// tool files and the mounted libraries are read again after a burst
+	// of changes settles (WatchQuiet), the workers of the libraries
+	// concerned restart before their next call (whose result carries
+	// "_reloaded"), and OnChange is told. A file that no longer parses
+	// keeps its last good tools, with a diagnostic.
+	Watch bool
+	// WatchQuiet is the quiet period that ends a burst of file changes
+	// (default 100 ms).
+	WatchQuiet time.Duration
+	// OnChange is called after each reload (Watch, Reload) that changed
+	// the tools or the diagnostics, from the goroutine that reloaded.
+	OnChange func(Change)
 	// MCPServers are MCP servers whose tools join the inventory, named
 	// "<alias>::<tool>" (see mcp.LoadConfig for the configuration file).
 	// A server that fails to start is a diagnostic; the rest works.
@@ -73,6 +121,10 @@ type Config struct {
 	// MCPStderr receives the standard error of stdio MCP servers; nil
 	// discards it.
 	MCPStderr io.Writer
+	// MCPOAuth configures signing in to MCP servers that ask for OAuth
+	// (token store, browser, time limit); nil means the defaults of
+	// package mcp/oauth.
+	MCPOAuth *oauth.Options
 	// Toolsets are more toolsets for the inventory (native Go tools of
 	// the host, MCP servers...), after the LCP tools; first name wins.
 	Toolsets []tool.Toolset
@@ -108,6 +160,10 @@ type Config struct {
 	MaxResultBytes int
 }
 
+// Change says what a reload changed: tools added, removed or changed, the
+// files concerned, and whether the diagnostics changed.
+type Change = binding.Change
+
 // Generator is the language model Python tools reach through
 // lollms_client_instance.generate_text; *llm.Client is one.
 type Generator interface {
@@ -118,10 +174,12 @@ type Generator interface {
 
 // Engine is a running inventory. It is safe for concurrent use.
 type Engine struct {
-	cfg    Config
-	lcp    *binding.Binding
-	remote *mcp.ClientToolset
-	inv    *tool.Inventory
+	cfg      Config
+	lcp      *binding.Binding
+	builtins *builtinSet
+	remote   *mcp.ClientToolset
+	inv      *tool.Inventory
+	watcher  *watch.Watcher
 }
 
 // New builds the engine's inventory. Problems with individual tool files
@@ -140,49 +198,80 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 	}
 	var sets []tool.Toolset
 	useDefault := len(e.cfg.ToolsFolders) == 0 && len(e.cfg.ToolFiles) == 0
+	e.builtins = &builtinSet{cfg: &e.cfg}
+	if useDefault || e.cfg.Builtins {
+		for _, id := range builtinIDs {
+			if err := e.builtins.mount(id); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if useDefault {
-		natives, err := defaultNative(&e.cfg)
-		if err != nil {
-			return nil, err
-		}
-		if natives != nil {
-			sets = append(sets, natives)
-		}
+		sets = append(sets, e.builtins)
+	}
+	poolOpts := &worker.Options{
+		Python:         e.cfg.Python,
+		MemoryLimit:    e.cfg.MemoryLimit,
+		Logger:         e.cfg.Logger,
+		OnProcess:      e.cfg.OnWorker,
+		MaxResultBytes: e.cfg.MaxResultBytes,
+	}
+	if e.cfg.Watch {
+		// Files change under the workers: no __pycache__ whose second-
+		// granular timestamps could hide an edit.
+		poolOpts.Env = []string{"PYTHONDONTWRITEBYTECODE=1"}
 	}
 	// The binding runs the Python workers: it routes what they print to
 	// the calls that printed it.
 	b, err := binding.New(&binding.Options{
-		Folders:     e.cfg.ToolsFolders,
-		Files:       e.cfg.ToolFiles,
-		Default:     defaultPythonFolders,
-		HostConfigs: e.cfg.HostToolConfigs,
-		Workspace:   e.cfg.Workspace,
-		PoolOptions: &worker.Options{
-			Python:         e.cfg.Python,
-			MemoryLimit:    e.cfg.MemoryLimit,
-			Logger:         e.cfg.Logger,
-			OnProcess:      e.cfg.OnWorker,
-			MaxResultBytes: e.cfg.MaxResultBytes,
-		},
-		OnOutput:       e.cfg.OnEvent,
-		CallTimeout:    e.cfg.CallTimeout,
-		DynamicPrompts: e.cfg.DynamicPrompts,
-		NoCoercion:     e.cfg.NoCoercion,
-		Host:           engineHost{e},
+		Folders:           e.cfg.ToolsFolders,
+		Files:             e.cfg.ToolFiles,
+		Default:           defaultPythonFolders,
+		HostConfigs:       e.cfg.HostToolConfigs,
+		Workspace:         e.cfg.Workspace,
+		PoolOptions:       poolOpts,
+		OnOutput:          e.cfg.OnEvent,
+		CallTimeout:       e.cfg.CallTimeout,
+		DynamicPrompts:    e.cfg.DynamicPrompts,
+		NoCoercion:        e.cfg.NoCoercion,
+		PreciseTypes:      e.cfg.PreciseTypes,
+		ValidateArguments: e.cfg.ValidateArguments,
+		Host:              engineHost{e},
 	})
 	if err != nil {
 		return nil, err
 	}
 	e.lcp = b
+	if e.cfg.Builtins && !useDefault {
+		for _, name := range b.DefaultLibraries() {
+			if _, err := b.MountToolLibrary(name); err != nil {
+				b.Close()
+				e.builtins.Close()
+				return nil, fmt.Errorf("built-in library %s: %w", name, err)
+			}
+		}
+	}
+	for _, name := range e.cfg.Mount {
+		if _, err := e.mount(name); err != nil {
+			b.Close()
+			e.builtins.Close()
+			return nil, fmt.Errorf("mount %s: %w", name, err)
+		}
+	}
 	// The Go built-ins (when serving the default library) come first, then
-	// the LCP tools, then MCP servers and the host's own toolsets.
+	// the LCP tools, then the Go built-ins mounted beside them, then MCP
+	// servers and the host's own toolsets.
 	sets = append(sets, b)
+	if !useDefault {
+		sets = append(sets, e.builtins)
+	}
 	if len(e.cfg.MCPServers) > 0 {
 		remote, err := mcp.NewClientToolset(ctx, e.cfg.MCPServers, &mcp.ClientOptions{
-			Respond: e.cfg.Respond, Stderr: e.cfg.MCPStderr, Logger: e.cfg.Logger,
+			Respond: e.cfg.Respond, Stderr: e.cfg.MCPStderr, Logger: e.cfg.Logger, OAuth: e.cfg.MCPOAuth,
 		})
 		if err != nil {
 			b.Close()
+			e.builtins.Close()
 			return nil, fmt.Errorf("mcp servers: %w", err)
 		}
 		e.remote = remote
@@ -190,7 +279,40 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 	}
 	sets = append(sets, e.cfg.Toolsets...)
 	e.inv = tool.Compose(sets...)
+	if e.cfg.Watch {
+		w, err := watch.New(e.watchReload, &watch.Options{Quiet: e.cfg.WatchQuiet, Logger: e.cfg.Logger})
+		if err != nil {
+			e.inv.Close()
+			return nil, fmt.Errorf("watch: %w", err)
+		}
+		e.watcher = w
+		w.Set(b.WatchPaths())
+	}
 	return e, nil
+}
+
+// watchReload is the watcher's callback: read the files again, watch the
+// directories that exist now, tell the host.
+func (e *Engine) watchReload() {
+	if _, err := e.Reload(context.Background()); err != nil && e.cfg.Logger != nil {
+		e.cfg.Logger.Warn("reload", "err", err)
+	}
+	e.watcher.Set(e.lcp.WatchPaths())
+}
+
+// Reload reads the tool files again now, as the watcher of Config.Watch
+// does after a change, and tells Config.OnChange what changed (when
+// anything did). The prompt functions of the libraries whose files
+// changed run again at the next listing.
+func (e *Engine) Reload(ctx context.Context) (*Change, error) {
+	c, err := e.lcp.Reload()
+	if err != nil {
+		return nil, err
+	}
+	if !c.Empty() && e.cfg.OnChange != nil {
+		e.cfg.OnChange(*c)
+	}
+	return c, nil
 }
 
 // Tools lists the inventory.
@@ -225,8 +347,13 @@ func (h *eventHandler) Invoke(ctx context.Context, inv tool.Invocation) (tool.St
 	return h.Handler.Invoke(ctx, inv)
 }
 
-// Close stops every worker and closes every toolset.
-func (e *Engine) Close() error { return e.inv.Close() }
+// Close stops the watcher, every worker and every toolset.
+func (e *Engine) Close() error {
+	if e.watcher != nil {
+		_ = e.watcher.Close()
+	}
+	return e.inv.Close()
+}
 
 // Workspace returns the default workspace.
 func (e *Engine) Workspace() string { return e.lcp.Workspace() }
@@ -236,31 +363,66 @@ func (e *Engine) Workspace() string { return e.lcp.Workspace() }
 func (e *Engine) Files() []*discover.File { return e.lcp.Files() }
 
 // MountToolLibrary registers the tools of the library named name (a
-// directory name/ or a file name.py), looked up in every tools folder and
+// directory name/ or a file name.py of a tools folder, or a library of the
+// built-in default library: the Go workspace_tools, system_shell and
+// execute_python, or a Python one), looked up in every tools folder and
 // then in the built-in default library. Tools already registered are left
 // alone; a clash with a tool of another file is a diagnostic. It is
 // idempotent and reports whether the library is fully mounted afterwards;
 // an unknown library is an error wrapping binding.ErrLibraryNotFound.
-func (e *Engine) MountToolLibrary(name string) (bool, error) { return e.lcp.MountToolLibrary(name) }
+func (e *Engine) MountToolLibrary(name string) (bool, error) {
+	ok, err := e.mount(name)
+	if err == nil {
+		_, _ = e.inv.Tools(context.Background())
+	}
+	return ok, err
+}
+
+func (e *Engine) mount(name string) (bool, error) {
+	name = strings.TrimSuffix(name, ".py")
+	if isBuiltin(name) && !e.lcp.HasLibraryInFolders(name) {
+		if err := e.builtins.mount(name); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
+	return e.lcp.MountToolLibrary(name)
+}
 
 // MountIfAbsent mounts the library unless it is already fully mounted;
 // it reports whether it is mounted afterwards.
 func (e *Engine) MountIfAbsent(name string) (bool, error) {
-	return e.lcp.MountToolLibraryIfAbsent(name)
+	if e.IsLibraryMounted(name) {
+		return true, nil
+	}
+	return e.MountToolLibrary(name)
 }
 
 // IsLibraryMounted reports whether every tool of the library named name
 // is registered.
-func (e *Engine) IsLibraryMounted(name string) bool { return e.lcp.IsLibraryMounted(name) }
+func (e *Engine) IsLibraryMounted(name string) bool {
+	name = strings.TrimSuffix(name, ".py")
+	if isBuiltin(name) && !e.lcp.HasLibraryInFolders(name) {
+		return e.builtins.isMounted(name)
+	}
+	return e.lcp.IsLibraryMounted(name)
+}
 
 // FindLibraryForTool returns the name of the library that defines the
-// tool ("" when none does), as binding.Binding.FindLibraryForTool.
-func (e *Engine) FindLibraryForTool(name string) string { return e.lcp.FindLibraryForTool(name) }
+// tool ("" when none does): as binding.Binding.FindLibraryForTool in the
+// tools folders and the built-in Python library, then among the Go
+// built-in libraries.
+func (e *Engine) FindLibraryForTool(name string) string {
+	if lib := e.lcp.FindLibraryForTool(name); lib != "" {
+		return lib
+	}
+	return e.builtins.libraryOf(name)
+}
 
 // IsToolAvailable reports whether the tool is in the inventory or can be
 // mounted.
 func (e *Engine) IsToolAvailable(ctx context.Context, name string) bool {
-	if e.lcp.IsToolAvailable(name) {
+	if e.lcp.IsToolAvailable(name) || e.builtins.libraryOf(name) != "" {
 		return true
 	}
 	infos, _ := e.inv.Tools(ctx)
@@ -275,13 +437,29 @@ func (e *Engine) IsToolAvailable(ctx context.Context, name string) bool {
 // LoadToolByName returns the tool's info, mounting its library first if
 // the tool is not registered yet.
 func (e *Engine) LoadToolByName(ctx context.Context, name string) (tool.Info, error) {
-	infos, _ := e.inv.Tools(ctx)
-	for i := range infos {
-		if infos[i].Name == name {
-			return infos[i], nil
+	find := func() (tool.Info, bool) {
+		infos, _ := e.inv.Tools(ctx)
+		for i := range infos {
+			if infos[i].Name == name {
+				return infos[i], true
+			}
 		}
+		return tool.Info{}, false
 	}
-	return e.lcp.LoadToolByName(name)
+	if info, ok := find(); ok {
+		return info, nil
+	}
+	lib := e.FindLibraryForTool(name)
+	if lib == "" {
+		return tool.Info{}, &tool.UnknownToolError{Name: name}
+	}
+	if _, err := e.MountToolLibrary(lib); err != nil {
+		return tool.Info{}, err
+	}
+	if info, ok := find(); ok {
+		return info, nil
+	}
+	return tool.Info{}, &tool.UnknownToolError{Name: name}
 }
 
 // RegisterToolFromCode registers the tool_* functions of Python source
@@ -321,6 +499,11 @@ func (e *Engine) Specs(ctx context.Context, f tool.Format) ([]json.RawMessage, e
 	}
 	return out, nil
 }
+
+// RefreshPrompts forgets what the prompt functions returned: the next
+// listing runs them again. Their results are otherwise kept until their
+// library's file changes (see Config.Watch and Reload).
+func (e *Engine) RefreshPrompts() { e.lcp.RefreshPrompts() }
 
 // SystemPrompts returns the libraries' contributions to the system prompt.
 func (e *Engine) SystemPrompts(ctx context.Context) []binding.SystemPrompt {

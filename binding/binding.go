@@ -8,6 +8,13 @@
 // objects injected, exceptions and crashes contained, and the result
 // normalized like every other backend's.
 //
+// Libraries can be mounted at run time (MountToolLibrary and its family,
+// SPEC §9) and registered from code; Reload reads the files again (hot
+// reload: a file that stops parsing keeps its last good tools, and the
+// workers of changed libraries restart before their next call). The
+// results of prompt functions are cached per library until its files
+// change or RefreshPrompts.
+//
 //	b, err := binding.New(&binding.Options{Folders: []string{"./my_tools"}})
 //	if err != nil {
 //		return err
@@ -23,6 +30,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -63,6 +72,20 @@ type Options struct {
 	DynamicPrompts bool
 	// NoCoercion turns off the coercion of string arguments (SPEC §7 step 4).
 	NoCoercion bool
+	// PreciseTypes reads the annotations of every library with the
+	// reader's precise mapping (Literal -> enum, list[int] -> array of
+	// integers, Optional -> not required, unions -> anyOf) instead of
+	// SPEC §5's substring rule; a library opts in alone with
+	// host_tool_configs[<stem>]["precise_types"] = true. Never the
+	// default: the LCP rule is what other LCP hosts produce.
+	PreciseTypes bool
+	// ValidateArguments checks the arguments of every call against the
+	// tool's input schema after coercion: a bad call is an
+	// *tool.InvalidArgumentsError (400) listing each violation, instead of
+	// whatever the Python function makes of it (SPEC §16: no validation by
+	// default). A library opts in alone with
+	// host_tool_configs[<stem>]["validate_arguments"] = true.
+	ValidateArguments bool
 	// NoHandlers tells tools that the host has no confirmation or
 	// interaction handler: their proxies are None, as in a host without
 	// them. By default every call can ask, and the caller of the handler
@@ -106,16 +129,33 @@ type Binding struct {
 	ownPool bool
 	ws      string
 
+	// reloadMu serializes what rebuilds the table: Reload and mounting.
+	reloadMu sync.Mutex
+	// cache keeps the files read, for Reload.
+	cache discover.Cache
+
 	mu     sync.RWMutex
 	tools  map[string]*entry
 	order  []string
 	files  []*discover.File
 	diags  []tool.Diagnostic
 	closed bool
+	// mounts are the libraries mounted at run time, by name, in order
+	// (Reload reads them again); unregistered are the prefixes given to
+	// UnregisterToolsByPrefix (Reload leaves their file tools out).
+	mounts       []string
+	unregistered []string
+	// states tracks, per library file, the calls in flight and the
+	// restarts a reload asks for.
+	states map[string]*libState
 	// dynamic holds the libraries registered from code, by pseudo path.
 	dynamic map[string]worker.Library
 	// defaults are the calls' defaults per library stem.
-	defaults map[string]*tool.HandlerOptions
+	defaultsMu sync.Mutex
+	defaults   map[string]*tool.HandlerOptions
+
+	// prompts caches what the prompt functions returned.
+	prompts promptCache
 
 	// live maps the id of each call in flight to its host, so that what
 	// its worker prints reaches the call's events.
@@ -131,6 +171,8 @@ type entry struct {
 	// defaults are the defaults of its calls: the default workspace and
 	// the library's host configuration.
 	defaults *tool.HandlerOptions
+	// schema validates the arguments of its calls, when validation is on.
+	schema *tool.Schema
 }
 
 // New discovers the tools and returns a binding serving them. Discovery
@@ -159,27 +201,100 @@ func New(opts *Options) (*Binding, error) {
 		b.pool = worker.NewPool(&po)
 		b.ownPool = true
 	}
-	res := discover.Run(discover.Options{Folders: b.opts.Folders, Files: b.opts.Files, Default: b.opts.Default})
-	b.files = res.Files
-	b.diags = res.Diagnostics
-	for _, t := range res.Tools {
-		b.add(&entry{src: t.Tool, file: t.File, info: t.Info()})
-	}
+	t := b.read(nil)
+	b.tools, b.order, b.files, b.diags = t.tools, t.order, t.files, t.diags
 	return b, nil
 }
 
-// add registers e, replacing a tool of the same name in place. The caller
-// holds b.mu or owns b exclusively.
-func (b *Binding) add(e *entry) {
+// hostFlag reports whether host_tool_configs[stem][key] is true.
+func (b *Binding) hostFlag(stem, key string) bool {
+	v, _ := b.opts.HostConfigs[stem][key].(bool)
+	return v
+}
+
+// precise says whether a library's schemas use the precise mapping.
+func (b *Binding) precise(stem string) bool {
+	return b.opts.PreciseTypes || b.hostFlag(stem, "precise_types")
+}
+
+// validates says whether a library's calls are validated.
+func (b *Binding) validates(stem string) bool {
+	return b.opts.ValidateArguments || b.hostFlag(stem, "validate_arguments")
+}
+
+// discoverOptions are the options of the binding's discoveries.
+func (b *Binding) discoverOptions() discover.Options {
+	return discover.Options{Folders: b.opts.Folders, Files: b.opts.Files, Default: b.opts.Default, PreciseTypes: b.precise, Cache: &b.cache}
+}
+
+// table is a binding's registry of tools, built by read.
+type table struct {
+	tools map[string]*entry
+	order []string
+	files []*discover.File
+	diags []tool.Diagnostic
+}
+
+// add registers e, replacing a tool of the same name in place.
+func (b *Binding) addTo(t *table, e *entry) {
 	stem := e.file.Stem
+	b.defaultsMu.Lock()
 	if b.defaults[stem] == nil {
 		b.defaults[stem] = &tool.HandlerOptions{Workspace: b.ws, Config: b.opts.HostConfigs[stem]}
 	}
 	e.defaults = b.defaults[stem]
-	if _, ok := b.tools[e.info.Name]; !ok {
-		b.order = append(b.order, e.info.Name)
+	b.defaultsMu.Unlock()
+	if _, ok := t.tools[e.info.Name]; !ok {
+		t.order = append(t.order, e.info.Name)
 	}
-	b.tools[e.info.Name] = e
+	t.tools[e.info.Name] = e
+}
+
+// add registers e in the binding's table. The caller holds b.mu.
+func (b *Binding) add(e *entry) {
+	t := &table{tools: b.tools, order: b.order}
+	b.addTo(t, e)
+	b.order = t.order
+}
+
+// newEntry makes the entry of a discovered tool.
+func (b *Binding) newEntry(dt *discover.Tool) *entry {
+	e := &entry{src: dt.Tool, file: dt.File, info: dt.Info()}
+	if b.validates(dt.File.Stem) {
+		// A schema the reader wrote always compiles; if one did not, the
+		// calls would go unvalidated rather than fail.
+		e.schema, _ = tool.CompileSchema(e.info.InputSchema)
+	}
+	return e
+}
+
+// read discovers the tools from disk: the configured folders and files,
+// then the libraries mounted so far (mounts; nil: none).
+func (b *Binding) read(mounts []string) *table {
+	res := discover.Run(b.discoverOptions())
+	t := &table{tools: make(map[string]*entry), files: res.Files, diags: res.Diagnostics}
+	b.mu.RLock()
+	unregistered := append([]string(nil), b.unregistered...)
+	b.mu.RUnlock()
+	for _, dt := range res.Tools {
+		if slices.ContainsFunc(unregistered, func(p string) bool { return matchesPrefix(dt.Name, p) }) {
+			continue
+		}
+		b.addTo(t, b.newEntry(dt))
+	}
+	for _, name := range mounts {
+		files, ok := b.libraryFiles(name)
+		if !ok {
+			t.diags = append(t.diags, tool.Diagnostic{Severity: "warning", Code: "missing-library", Message: fmt.Sprintf("the mounted library %s is gone", name)})
+			continue
+		}
+		b.mountInto(t, name, files)
+	}
+	return t
+}
+
+func matchesPrefix(name, prefix string) bool {
+	return name == prefix || strings.HasPrefix(name, "tool_"+prefix)
 }
 
 // Files returns the tool files the binding has read (discovered and
@@ -194,17 +309,13 @@ func (b *Binding) Files() []*discover.File {
 func (b *Binding) Workspace() string { return b.ws }
 
 // Diagnostics returns what discovery, mounting and prompt functions
-// reported.
+// reported; a prompt function's failure is reported once, until its
+// library is reloaded or the prompts refreshed.
 func (b *Binding) Diagnostics() []tool.Diagnostic {
 	b.mu.RLock()
-	defer b.mu.RUnlock()
-	return append([]tool.Diagnostic(nil), b.diags...)
-}
-
-func (b *Binding) addDiag(d tool.Diagnostic) {
-	b.mu.Lock()
-	b.diags = append(b.diags, d)
-	b.mu.Unlock()
+	out := append([]tool.Diagnostic(nil), b.diags...)
+	b.mu.RUnlock()
+	return append(out, b.prompts.diagnostics()...)
 }
 
 // Tools lists the tools in discovery order. With Options.DynamicPrompts

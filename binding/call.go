@@ -39,10 +39,11 @@ func (b *Binding) run(ctx context.Context, e *entry, c *tool.CallRequest) (*tool
 			return nil, &tool.InvalidArgumentsError{Tool: name, Message: "tool_context cannot be sent to Python: " + err.Error()}
 		}
 	}
+	lib := e.library()
 	req := &worker.Request{
 		CallID:    c.CallID,
 		Workspace: ws,
-		Library:   e.library(),
+		Library:   lib,
 		Function:  name,
 		Args:      args,
 		Context:   callCtx,
@@ -59,11 +60,22 @@ func (b *Binding) run(ctx context.Context, e *entry, c *tool.CallRequest) (*tool
 		b.live.Store(c.CallID, host)
 		defer b.live.Delete(c.CallID)
 	}
+	gen, reloaded := b.begin(lib, true)
 	reply, err := b.pool.Call(ctx, req, host)
+	if cut := b.end(lib, gen); cut && err != nil && ctx.Err() == nil {
+		return nil, &tool.TransportError{Tool: name, Err: fmt.Errorf("the library %s was reloaded from disk while the call ran, which stopped it: %w", e.file.Stem, err)}
+	}
 	if err != nil {
 		return b.callError(ctx, name, err)
 	}
-	return b.result(name, e.file.Stem, reply)
+	res, err := b.result(name, e.file.Stem, reply)
+	if err == nil && reloaded {
+		if res.Payload == nil {
+			res.Payload = map[string]json.RawMessage{}
+		}
+		res.Payload["_reloaded"] = reloadedPayload()
+	}
+	return res, err
 }
 
 // prepareArgs applies steps 2-4 of the contract: hidden names removed,
@@ -88,18 +100,43 @@ func (b *Binding) prepareArgs(e *entry, raw json.RawMessage) (json.RawMessage, e
 			delete(args, k)
 		}
 	}
+	var filled []string // defaults the call left out: not validated
 	for _, p := range e.src.Params {
 		v, ok := args[p.Name]
 		if !ok {
-			if p.Default == nil {
+			switch {
+			case p.Default != nil:
+				v = p.Default
+			case p.NoneIfOmitted:
+				v = json.RawMessage("null")
+			default:
 				continue
 			}
-			v = p.Default
+			filled = append(filled, p.Name)
 		}
 		if !b.opts.NoCoercion {
 			v = tool.Coerce(p.Type, v)
 		}
 		args[p.Name] = v
+	}
+	if e.schema != nil {
+		given := args
+		if len(filled) > 0 {
+			given = make(map[string]json.RawMessage, len(args))
+			for k, v := range args {
+				given[k] = v
+			}
+			for _, k := range filled {
+				delete(given, k)
+			}
+		}
+		raw, err := marshalSorted(given)
+		if err != nil {
+			return nil, err
+		}
+		if vs := e.schema.ValidateValidJSON(raw); len(vs) > 0 {
+			return nil, &tool.InvalidArgumentsError{Tool: name, Message: "arguments do not match the input schema", Violations: vs}
+		}
 	}
 	return marshalSorted(args)
 }

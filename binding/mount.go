@@ -34,11 +34,15 @@ func (b *Binding) searchFolders() []string {
 // libraryFiles finds the library named name: a directory name/ (its files
 // in load order) or a file name.py, in the first folder that has one.
 func (b *Binding) libraryFiles(name string) ([]string, bool) {
+	return libraryFilesIn(b.searchFolders(), name)
+}
+
+func libraryFilesIn(folders []string, name string) ([]string, bool) {
 	if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
 		return nil, false
 	}
 	name = strings.TrimSuffix(name, ".py")
-	for _, dir := range b.searchFolders() {
+	for _, dir := range folders {
 		p := filepath.Join(dir, name)
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
 			if files := discover.LibraryFiles(p); len(files) > 0 {
@@ -52,35 +56,100 @@ func (b *Binding) libraryFiles(name string) ([]string, bool) {
 	return nil, false
 }
 
+// HasLibraryInFolders reports whether a configured tools folder (not the
+// built-in default library) has a library named name: such a library
+// comes before a built-in one of the same name.
+func (b *Binding) HasLibraryInFolders(name string) bool {
+	_, ok := libraryFilesIn(b.opts.Folders, name)
+	return ok
+}
+
+// DefaultLibraries lists the names of the libraries of the built-in
+// default Python library, in order.
+func (b *Binding) DefaultLibraries() []string {
+	if b.opts.Default == nil {
+		return nil
+	}
+	dirs, err := b.opts.Default()
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, dir := range dirs {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			n := e.Name()
+			if strings.HasPrefix(n, ".") || n == "__pycache__" || n == "__init__.py" {
+				continue
+			}
+			if e.IsDir() || strings.HasSuffix(n, ".py") {
+				names = append(names, strings.TrimSuffix(n, ".py"))
+			}
+		}
+	}
+	return names
+}
+
 // MountToolLibrary registers the tools of the library named name (a
 // directory name/ or a file name.py), looked up in every configured folder
 // and then in the built-in default library. Tools already registered are
 // left alone; a clash with a tool of another file is a diagnostic. It is
 // idempotent and reports whether the library is fully mounted afterwards.
+// A mounted library is read again by Reload.
 func (b *Binding) MountToolLibrary(name string) (bool, error) {
 	files, ok := b.libraryFiles(name)
 	if !ok {
 		return false, fmt.Errorf("%w: %q", ErrLibraryNotFound, name)
 	}
-	res := discover.ReadFiles(strings.TrimSuffix(name, ".py"), files)
+	name = strings.TrimSuffix(name, ".py")
+	b.reloadMu.Lock()
+	defer b.reloadMu.Unlock()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return false, &tool.ClosedError{What: "LCP binding"}
 	}
-	b.diags = append(b.diags, res.Diagnostics...)
-	for _, t := range res.Tools {
-		if old, ok := b.tools[t.Name]; ok {
-			if old.file == nil || old.file.Path != t.File.Path {
-				b.diags = append(b.diags, tool.Diagnostic{Severity: "warning", Code: "duplicate-tool", Tool: t.Name, File: t.File.Path, Line: t.Line,
-					Message: fmt.Sprintf("mounting %s: tool %s is already registered from %s; it is kept", name, t.Name, sourceOfEntry(old))})
+	t := &table{tools: b.tools, order: b.order, files: b.files, diags: b.diags}
+	res := b.mountInto(t, name, files)
+	b.order, b.files, b.diags = t.order, t.files, t.diags
+	known := false
+	for _, m := range b.mounts {
+		known = known || m == name
+	}
+	if !known {
+		b.mounts = append(b.mounts, name)
+	}
+	return b.mountedLocked(res), nil
+}
+
+// mountInto reads a library's files into t: tools already in t are left
+// alone, and a clash with a tool of another file is a diagnostic.
+func (b *Binding) mountInto(t *table, name string, files []string) *discover.Result {
+	res := discover.ReadFiles(name, files, &discover.Options{PreciseTypes: b.precise, Cache: &b.cache})
+	t.diags = append(t.diags, res.Diagnostics...)
+	for _, dt := range res.Tools {
+		if old, ok := t.tools[dt.Name]; ok {
+			if old.file == nil || old.file.Path != dt.File.Path {
+				t.diags = append(t.diags, tool.Diagnostic{Severity: "warning", Code: "duplicate-tool", Tool: dt.Name, File: dt.File.Path, Line: dt.Line,
+					Message: fmt.Sprintf("mounting %s: tool %s is already registered from %s; it is kept", name, dt.Name, sourceOfEntry(old))})
 			}
 			continue
 		}
-		b.add(&entry{src: t.Tool, file: t.File, info: t.Info()})
+		b.addTo(t, b.newEntry(dt))
 	}
-	b.files = append(b.files, res.Files...)
-	return b.mountedLocked(res), nil
+	for _, f := range res.Files {
+		dup := false
+		for _, g := range t.files {
+			dup = dup || g.Path == f.Path
+		}
+		if !dup {
+			t.files = append(t.files, f)
+		}
+	}
+	return res
 }
 
 func sourceOfEntry(e *entry) string {
@@ -106,7 +175,7 @@ func (b *Binding) IsLibraryMounted(name string) bool {
 	if !ok {
 		return false
 	}
-	res := discover.ReadFiles(name, files)
+	res := discover.ReadFiles(name, files, &discover.Options{PreciseTypes: b.precise, Cache: &b.cache})
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	return b.mountedLocked(res)
@@ -315,10 +384,11 @@ func (b *Binding) releaseUnusedLocked() {
 func (b *Binding) UnregisterToolsByPrefix(prefix string) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.unregistered = append(b.unregistered, prefix)
 	n := 0
 	kept := b.order[:0]
 	for _, name := range b.order {
-		if name == prefix || strings.HasPrefix(name, "tool_"+prefix) {
+		if matchesPrefix(name, prefix) {
 			delete(b.tools, name)
 			n++
 			continue

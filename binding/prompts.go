@@ -41,7 +41,9 @@ func (b *Binding) callPrompt(ctx context.Context, e *entry, fn string) (string, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, b.promptTimeout()+time.Second)
 	defer cancel()
+	gen, _ := b.begin(req.Library, false)
 	reply, err := b.pool.Call(ctx, req, &callHost{b: b, ctx: ctx})
+	b.end(req.Library, gen)
 	if err != nil {
 		return "", err
 	}
@@ -76,8 +78,9 @@ func hasPrompt(e *entry) (string, bool) {
 }
 
 // applyPrompts replaces the descriptions of tools that have a prompt
-// function, calling them concurrently. A failure keeps the static text and
-// records a diagnostic.
+// function, calling them concurrently the first time and taking the
+// cached texts afterwards (promptCache). A failure keeps the static text
+// and records one diagnostic.
 func (b *Binding) applyPrompts(ctx context.Context, infos []tool.Info, entries []*entry) {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
@@ -89,23 +92,31 @@ func (b *Binding) applyPrompts(ctx context.Context, infos []tool.Info, entries [
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			text, err := b.callPrompt(ctx, e, fn)
-			if err != nil {
-				b.addDiag(tool.Diagnostic{Severity: "warning", Code: "prompt-failed", File: e.file.Path, Tool: e.info.Name,
-					Message: fmt.Sprintf("%s failed, the static description is used: %v", fn, err)})
-				return
+			text, err := b.prompts.get(ctx, promptKey{e.file.Path, fn}, func(ctx context.Context) (string, error) {
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				return b.callPrompt(ctx, e, fn)
+			}, func(err error) tool.Diagnostic {
+				return tool.Diagnostic{Severity: "warning", Code: "prompt-failed", File: e.file.Path, Tool: e.info.Name,
+					Message: fmt.Sprintf("%s failed, the static description is used: %v", fn, err)}
+			})
+			if err == nil {
+				infos[i].Description = text
 			}
-			infos[i].Description = text
 		}()
 	}
 	wg.Wait()
 }
 
+// RefreshPrompts forgets the cached results of the prompt functions, so
+// that the next listing runs them again (the watcher does it for the
+// libraries whose files change).
+func (b *Binding) RefreshPrompts() { b.prompts.invalidate() }
+
 // SystemPrompts runs the library prompt functions (tool_<stem>_prompt
 // where no tool tool_<stem> exists) of the registered libraries and
-// returns their texts, in discovery order. Failures are diagnostics.
+// returns their texts, in discovery order; the texts are cached like the
+// tools' (RefreshPrompts). Failures are diagnostics.
 func (b *Binding) SystemPrompts(ctx context.Context) []SystemPrompt {
 	b.mu.RLock()
 	type job struct {
@@ -135,10 +146,13 @@ func (b *Binding) SystemPrompts(ctx context.Context) []SystemPrompt {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			text, err := b.callPrompt(ctx, j.e, j.fn)
+			text, err := b.prompts.get(ctx, promptKey{j.e.file.Path, j.fn}, func(ctx context.Context) (string, error) {
+				return b.callPrompt(ctx, j.e, j.fn)
+			}, func(err error) tool.Diagnostic {
+				return tool.Diagnostic{Severity: "warning", Code: "prompt-failed", File: j.e.file.Path,
+					Message: fmt.Sprintf("%s failed: %v", j.fn, err)}
+			})
 			if err != nil {
-				b.addDiag(tool.Diagnostic{Severity: "warning", Code: "prompt-failed", File: j.e.file.Path,
-					Message: fmt.Sprintf("%s failed: %v", j.fn, err)})
 				return
 			}
 			out[i] = &SystemPrompt{Library: j.e.file.Stem, File: j.e.file.Path, Text: text}

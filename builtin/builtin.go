@@ -45,6 +45,9 @@ type Options struct {
 	// Python is the interpreter of execute_python when its configuration
 	// names none; "" means python3 on PATH.
 	Python string
+	// Libraries picks the libraries of the toolset by ID, in the order
+	// given (an unknown ID is an error); nil means all three.
+	Libraries []string
 }
 
 // Libraries returns the metadata of the built-in libraries, for host UIs.
@@ -77,8 +80,17 @@ func New(opts *Options) (tool.Toolset, error) {
 		o.Workspace = wd
 	}
 	b := &lib{opts: o}
+	makers := map[string]func() ([]*native.Tool, error){WorkspaceTools: b.workspaceTools, SystemShell: b.shellTools, ExecutePython: b.pythonTools}
+	ids := o.Libraries
+	if ids == nil {
+		ids = []string{WorkspaceTools, SystemShell, ExecutePython}
+	}
 	var tools []*native.Tool
-	for _, mk := range []func() ([]*native.Tool, error){b.workspaceTools, b.shellTools, b.pythonTools} {
+	for _, id := range ids {
+		mk, ok := makers[id]
+		if !ok {
+			return nil, fmt.Errorf("builtin: no built-in library %q (there are %s, %s and %s)", id, WorkspaceTools, SystemShell, ExecutePython)
+		}
 		ts, err := mk()
 		if err != nil {
 			return nil, fmt.Errorf("builtin: %w", err)

@@ -17,6 +17,7 @@
 package discover
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -25,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/lcptools/lcp/pysrc"
+	"github.com/lcptools/lcp/pysrc/pyval"
 	"github.com/lcptools/lcp/tool"
 )
 
@@ -37,6 +39,14 @@ type Options struct {
 	// Default returns the folders of the built-in default library, used
 	// when neither Folders nor Files is given. Nil means no default.
 	Default func() ([]string, error)
+	// PreciseTypes reads annotations with the reader's precise mapping
+	// (pysrc.Options.PreciseTypes) for the libraries it says yes to (by
+	// stem); nil means the LCP rule of SPEC §5 everywhere.
+	PreciseTypes func(stem string) bool
+	// Cache, when set, remembers the files read, so that a later Run with
+	// the same cache parses only files whose content changed, and keeps
+	// the last good version of a file that no longer reads (see Cache).
+	Cache *Cache
 }
 
 // File is one tool file that was read.
@@ -53,16 +63,34 @@ type File struct {
 	Dir string
 	// Source is what the reader extracted.
 	Source *pysrc.File
+	// Sum is the SHA-256 of the content read, which identifies the
+	// version of the file.
+	Sum [sha256.Size]byte
+	// LastGood is set when the file on disk no longer reads (a syntax
+	// error, not UTF-8, unreadable) and Source is its last good version,
+	// kept by a Cache.
+	LastGood bool
+	// Meta is the library metadata of the file's library: its own, or, for
+	// a sibling module of a folder library X/, that of X/X.py (or of the
+	// first module of X/ that declares any).
+	Meta pysrc.Library
 }
 
-// Library returns the file's library description for tool.Info.
+// Library returns the file's library description for tool.Info: the ID
+// is the stem (the key of host_tool_configs), the rest is Meta.
 func (f *File) Library() tool.Library {
 	lib := tool.Library{ID: f.Stem, Name: f.Stem}
-	if f.Source != nil {
-		lib.Name = f.Source.Library.Name
-		lib.Description = f.Source.Library.Description
-		lib.Icon = f.Source.Library.Icon
+	meta := f.Meta
+	if meta == (pysrc.Library{}) && f.Source != nil {
+		meta = f.Source.Library
 	}
+	if meta.Name != "" {
+		// Lone surrogates (kept by the reader in their WTF-8 form) become
+		// one U+FFFD each, as SPEC §16 says, not one per byte.
+		lib.Name = pyval.ValidUTF8(meta.Name)
+	}
+	lib.Description = pyval.ValidUTF8(meta.Description)
+	lib.Icon = pyval.ValidUTF8(meta.Icon)
 	return lib
 }
 
@@ -76,7 +104,7 @@ type Tool struct {
 func (t *Tool) Info() tool.Info {
 	return tool.Info{
 		Name:                   t.Name,
-		Description:            t.Description,
+		Description:            pyval.ValidUTF8(t.Description),
 		InputSchema:            t.InputSchema(),
 		Interactions:           tool.AllInteractions,
 		Library:                t.File.Library(),
@@ -93,11 +121,13 @@ type Result struct {
 	Files []*File
 	// Diagnostics are the problems found on the way, in order.
 	Diagnostics []tool.Diagnostic
+
+	opts Options
 }
 
 // Run discovers the tools of opts.
 func Run(opts Options) *Result {
-	r := &Result{}
+	r := &Result{opts: opts}
 	folders, files := opts.Folders, opts.Files
 	if len(folders) == 0 && len(files) == 0 && opts.Default != nil {
 		var err error
@@ -124,7 +154,40 @@ func Run(opts Options) *Result {
 		}
 		r.load(f, "", seen)
 	}
+	r.shareMeta()
 	return r
+}
+
+// shareMeta gives every file its library's metadata (File.Meta). The
+// files of a folder library X/ are one library: they all carry the
+// TOOL_LIBRARY_* values of X/X.py, or, when it declares none, of the
+// first module of X/ that does, or else the name X.
+func (r *Result) shareMeta() {
+	declared := func(f *File) bool {
+		l := f.Source.Library
+		return l.Name != f.Stem || l.Description != "" || l.Icon != ""
+	}
+	inFolderLib := func(f *File) bool { return f.Group == filepath.Base(f.Dir) }
+	meta := map[string]pysrc.Library{} // by directory
+	for _, f := range r.Files {
+		if !inFolderLib(f) || !declared(f) {
+			continue
+		}
+		if _, ok := meta[f.Dir]; !ok || f.Stem == f.Group {
+			meta[f.Dir] = f.Source.Library
+		}
+	}
+	for _, f := range r.Files {
+		f.Meta = f.Source.Library
+		if !inFolderLib(f) {
+			continue
+		}
+		if m, ok := meta[f.Dir]; ok {
+			f.Meta = m
+		} else {
+			f.Meta = pysrc.Library{Name: f.Group}
+		}
+	}
 }
 
 type entry struct{ path, group string }
@@ -206,13 +269,18 @@ func LibraryFiles(dir string) []string {
 }
 
 // ReadFiles reads the given files (and only those) as one discovery:
-// first tool of a name wins. Group names every file's library.
-func ReadFiles(group string, files []string) *Result {
+// first tool of a name wins. Group names every file's library. Of opts,
+// only PreciseTypes and Cache are used.
+func ReadFiles(group string, files []string, opts *Options) *Result {
 	r := &Result{}
+	if opts != nil {
+		r.opts = Options{PreciseTypes: opts.PreciseTypes, Cache: opts.Cache}
+	}
 	seen := make(map[string]*Tool)
 	for _, f := range files {
 		r.load(f, group, seen)
 	}
+	r.shareMeta()
 	return r
 }
 
@@ -238,37 +306,33 @@ func (r *Result) load(path, group string, seen map[string]*Tool) {
 	if err != nil {
 		abs = path
 	}
-	src, err := os.ReadFile(path)
-	if err != nil {
-		r.diag("warning", "unreadable-file", path, fmt.Sprintf("cannot read %s: %v", path, pathErr(err)))
-		return
-	}
-	pf, err := pysrc.ReadFile(path, src)
-	if err != nil {
-		r.diag("warning", "not-utf8", path, fmt.Sprintf("skipped %s: %v (tool files must be UTF-8)", path, err))
-		return
-	}
 	stem := pysrc.Stem(path)
 	if group == "" {
 		group = stem
 	}
-	f := &File{Path: abs, Stem: stem, Group: group, Dir: filepath.Dir(abs), Source: pf}
-	r.Files = append(r.Files, f)
-	for _, e := range pf.SyntaxErrors {
-		r.Diagnostics = append(r.Diagnostics, tool.Diagnostic{
-			Severity: "error", Code: "syntax-error", File: path, Line: e.Pos.Line, Column: e.Pos.Column,
-			Message: e.Msg + " (tools read by the lossy fallback extractor)",
-		})
+	pf, sum, lastGood, ok := r.read(path, abs, stem)
+	if !ok {
+		return
 	}
-	for _, d := range pf.Diagnostics {
-		if d.Kind == pysrc.DiagSyntaxError {
-			continue // reported above with its column
+	f := &File{Path: abs, Stem: stem, Group: group, Dir: filepath.Dir(abs), Source: pf, Sum: sum, LastGood: lastGood}
+	r.Files = append(r.Files, f)
+	if !lastGood {
+		for _, e := range pf.SyntaxErrors {
+			r.Diagnostics = append(r.Diagnostics, tool.Diagnostic{
+				Severity: "error", Code: "syntax-error", File: path, Line: e.Pos.Line, Column: e.Pos.Column,
+				Message: e.Msg + " (tools read by the lossy fallback extractor)",
+			})
 		}
-		sev := "warning"
-		if d.Kind == pysrc.DiagUndocumented || d.Kind == pysrc.DiagFallbackParsing {
-			sev = "info"
+		for _, d := range pf.Diagnostics {
+			if d.Kind == pysrc.DiagSyntaxError {
+				continue // reported above with its column
+			}
+			sev := "warning"
+			if d.Kind == pysrc.DiagUndocumented || d.Kind == pysrc.DiagFallbackParsing {
+				sev = "info"
+			}
+			r.Diagnostics = append(r.Diagnostics, tool.Diagnostic{Severity: sev, Code: string(d.Kind), File: path, Line: d.Line, Message: d.Message})
 		}
-		r.Diagnostics = append(r.Diagnostics, tool.Diagnostic{Severity: sev, Code: string(d.Kind), File: path, Line: d.Line, Message: d.Message})
 	}
 	for _, t := range pf.Tools {
 		if first, dup := seen[t.Name]; dup {
@@ -284,8 +348,74 @@ func (r *Result) load(path, group string, seen map[string]*Tool) {
 	}
 }
 
+// read reads and parses one file, through the cache when there is one.
+// With a cache, a file that no longer reads gives its last good version
+// (lastGood) and a diagnostic saying so; ok is false when there is
+// nothing to load.
+func (r *Result) read(path, abs, stem string) (pf *pysrc.File, sum [sha256.Size]byte, lastGood, ok bool) {
+	c := r.opts.Cache
+	precise := r.opts.PreciseTypes != nil && r.opts.PreciseTypes(stem)
+	var before fs.FileInfo
+	if c != nil {
+		before, _ = os.Stat(path)
+	}
+	src, err := os.ReadFile(path)
+	if err == nil && c != nil && changing(path, before, len(src)) {
+		// Caught in the middle of a write: keep the last good version;
+		// the end of the write brings another change, and another read.
+		if good := c.good(abs, precise); good != nil {
+			r.diag("warning", "file-changing", path, fmt.Sprintf("%s changed while it was read; its last good version's tools are kept until it settles", path))
+			return good.pf, good.sum, true, true
+		}
+	}
+	if err != nil {
+		if good := c.good(abs, precise); good != nil {
+			r.diag("error", "unreadable-file", path, fmt.Sprintf("cannot read %s: %v; its last good version's tools are kept", path, pathErr(err)))
+			return good.pf, good.sum, true, true
+		}
+		r.diag("warning", "unreadable-file", path, fmt.Sprintf("cannot read %s: %v", path, pathErr(err)))
+		return nil, sum, false, false
+	}
+	sum = sha256.Sum256(src)
+	if pf := c.lookup(abs, sum, precise); pf != nil {
+		return pf, sum, false, true
+	}
+	pf, err = pysrc.ReadFileOptions(path, src, &pysrc.Options{PreciseTypes: precise})
+	if err != nil {
+		// err repeats the path: say what is wrong once.
+		if good := c.good(abs, precise); good != nil {
+			r.diag("error", "not-utf8", path, fmt.Sprintf("skipped %s: it is not valid UTF-8 (tool files must be UTF-8); its last good version's tools are kept", path))
+			return good.pf, good.sum, true, true
+		}
+		r.diag("warning", "not-utf8", path, fmt.Sprintf("skipped %s: it is not valid UTF-8 (tool files must be UTF-8)", path))
+		return nil, sum, false, false
+	}
+	if pf.SyntaxErrors != nil {
+		if good := c.good(abs, precise); good != nil {
+			e := pf.SyntaxErrors[0]
+			r.Diagnostics = append(r.Diagnostics, tool.Diagnostic{
+				Severity: "error", Code: "syntax-error", File: path, Line: e.Pos.Line, Column: e.Pos.Column,
+				Message: e.Msg + " (the tools of its last good version are kept until it parses again)",
+			})
+			return good.pf, good.sum, true, true
+		}
+	}
+	c.store(abs, sum, precise, pf)
+	return pf, sum, false, true
+}
+
 func (r *Result) diag(sev, code, file, msg string) {
 	r.Diagnostics = append(r.Diagnostics, tool.Diagnostic{Severity: sev, Code: code, File: file, Message: msg})
+}
+
+// changing reports whether a file changed while it was read: its size or
+// modification time moved, or what was read is not its size.
+func changing(path string, before fs.FileInfo, n int) bool {
+	after, err := os.Stat(path)
+	if before == nil || err != nil {
+		return true
+	}
+	return before.Size() != after.Size() || !before.ModTime().Equal(after.ModTime()) || after.Size() != int64(n)
 }
 
 // pathErr strips the path an *fs.PathError repeats.

@@ -154,3 +154,46 @@ func TestGroups(t *testing.T) {
 		t.Fatalf("groups: %v", groups)
 	}
 }
+
+// TestLoneSurrogateIsOneReplacement: an escaped lone surrogate in a
+// docstring or in library metadata is one U+FFFD in the tool's info (as
+// Python's rule gives one per code point), not one per WTF-8 byte.
+func TestLoneSurrogateIsOneReplacement(t *testing.T) {
+	dir := t.TempDir()
+	src := "TOOL_LIBRARY_NAME = \"Lib \\udc00\"\n\ndef tool_s(x: str):\n    \"\"\"Bad \\ud800 here.\n\n    x: the \\udbff value\n    \"\"\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "s.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := Run(Options{Folders: []string{dir}})
+	if len(res.Tools) != 1 {
+		t.Fatalf("tools: %v", res.Diagnostics)
+	}
+	info := res.Tools[0].Info()
+	if info.Description != "Bad \ufffd here." {
+		t.Errorf("description = %q", info.Description)
+	}
+	if info.Library.Name != "Lib \ufffd" {
+		t.Errorf("library name = %q", info.Library.Name)
+	}
+	spec := string(info.Spec(tool.FormatLCP))
+	if n := strings.Count(spec, "\ufffd") + strings.Count(spec, `\ufffd`); n != 2 {
+		t.Errorf("%d replacement characters in %s, want 2 (one per surrogate)", n, spec)
+	}
+}
+
+// TestNotUTF8DiagnosticNamesThePathOnce is a regression test: the
+// message used to repeat the path.
+func TestNotUTF8DiagnosticNamesThePathOnce(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "latin1.py")
+	if err := os.WriteFile(p, []byte("def tool_x():\n    \"\"\"Caf\xe9.\"\"\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := Run(Options{Folders: []string{dir}})
+	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Code != "not-utf8" {
+		t.Fatalf("diagnostics = %v", res.Diagnostics)
+	}
+	if msg := res.Diagnostics[0].Message; strings.Count(msg, p) != 1 || !strings.Contains(msg, "UTF-8") {
+		t.Errorf("message = %q, want the path once", msg)
+	}
+}

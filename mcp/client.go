@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/lcptools/lcp/mcp/oauth"
 	"github.com/lcptools/lcp/tool"
 )
 
@@ -52,6 +53,11 @@ type ClientOptions struct {
 	HTTPClient *http.Client
 	// Logger receives the SDK's log; nil discards it.
 	Logger *slog.Logger
+	// OAuth configures signing in to HTTP servers that ask for it (where
+	// tokens are kept, how the person is sent to the browser); nil means
+	// the defaults of package oauth. Each server's own settings are its
+	// ServerConfig.OAuth.
+	OAuth *oauth.Options
 }
 
 func (o *ClientOptions) withDefaults() ClientOptions {
@@ -232,6 +238,7 @@ type remote struct {
 	cfg    ServerConfig
 	client *sdk.Client
 	store  *schemaStore
+	auth   *oauth.Handler // HTTP servers that may ask for OAuth
 
 	mu         sync.Mutex
 	sess       *session
@@ -269,6 +276,7 @@ func (s *session) alive() bool {
 
 func newRemote(c *ClientToolset, sc ServerConfig) *remote {
 	r := &remote{ts: c, cfg: sc, store: newSchemaStore(), active: map[*callEntry]struct{}{}, byToken: map[string]*callEntry{}}
+	r.auth = newOAuthHandler(&c.opts, &sc)
 	r.client = sdk.NewClient(&sdk.Implementation{Name: c.opts.Name, Version: c.opts.Version}, &sdk.ClientOptions{
 		Logger:                      c.opts.Logger,
 		ElicitationHandler:          r.elicit,
@@ -355,7 +363,8 @@ func (r *remote) session(ctx context.Context, lazy bool) (*session, error) {
 }
 
 func (r *remote) connect() (*session, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), r.ts.opts.ConnectTimeout)
+	limit := r.connectTimeout()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	s := &session{dead: make(chan struct{})}
 	var transport sdk.Transport
@@ -379,7 +388,7 @@ func (r *remote) connect() (*session, error) {
 		if r.cfg.Type == TypeSSE {
 			transport = &sdk.SSEClientTransport{Endpoint: r.cfg.URL, HTTPClient: hc}
 		} else {
-			transport = &sdk.StreamableClientTransport{Endpoint: r.cfg.URL, HTTPClient: hc}
+			transport = &sdk.StreamableClientTransport{Endpoint: r.cfg.URL, HTTPClient: hc, OAuthHandler: r.oauthHandler()}
 		}
 	}
 	cs, err := r.client.Connect(ctx, transport, nil)
@@ -391,7 +400,7 @@ func (r *remote) connect() (*session, error) {
 			go s.proc.stop(r.ts.opts.TerminateTimeout)
 		}
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("MCP server %q did not answer within %s: %w", r.cfg.Alias, r.ts.opts.ConnectTimeout, err)
+			return nil, fmt.Errorf("MCP server %q did not answer within %s: %w", r.cfg.Alias, limit, err)
 		}
 		return nil, fmt.Errorf("connecting to MCP server %q: %w", r.cfg.Alias, err)
 	}

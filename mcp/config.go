@@ -11,6 +11,8 @@ import (
 	"os"
 	"regexp"
 	"strings"
+
+	"github.com/lcptools/lcp/mcp/oauth"
 )
 
 // Transport types of a ServerConfig.
@@ -52,6 +54,13 @@ type ServerConfig struct {
 	// (typically Authorization).
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+
+	// OAuth configures signing in to an HTTP server protected by OAuth
+	// (see package oauth): a pre-registered client, scopes, the client
+	// credentials grant. Without it, lcp discovers everything and
+	// registers itself when the server answers 401. A server given an
+	// Authorization header is not signed in to.
+	OAuth *oauth.Config `json:"oauth,omitempty"`
 
 	// Disabled servers are skipped (desktop configurations use it).
 	Disabled bool `json:"disabled,omitempty"`
@@ -232,6 +241,18 @@ func (c *ServerConfig) normalize(getenv func(string) string) error {
 		c.Headers[k] = expandVars(v, getenv)
 	}
 	c.URL = expandVars(c.URL, getenv)
+	if c.OAuth != nil {
+		o := *c.OAuth
+		o.ClientID, o.ClientSecret = expandVars(o.ClientID, getenv), expandVars(o.ClientSecret, getenv)
+		o.PrivateKey, o.PrivateKeyFile = expandVars(o.PrivateKey, getenv), expandVars(o.PrivateKeyFile, getenv)
+		if c.Type != TypeHTTP {
+			return &ConfigError{Alias: c.Alias, Message: `"oauth" applies to streamable HTTP servers only`}
+		}
+		if err := o.Validate(); err != nil {
+			return &ConfigError{Alias: c.Alias, Message: "oauth: " + err.Error()}
+		}
+		c.OAuth = &o
+	}
 	switch c.Type {
 	case TypeStdio:
 		if c.Command == "" {

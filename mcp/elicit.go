@@ -34,6 +34,8 @@ type incoming struct {
 	// forms and URL elicitations.
 	field string
 	url   bool
+	// props are the properties of a form, for their defaults.
+	props map[string]any
 }
 
 // fromElicit turns an MCP server's elicitation into the request the person
@@ -93,7 +95,7 @@ func fromElicit(p *sdk.ElicitParams) (*incoming, error) {
 		}
 	}
 	raw, _ := json.Marshal(schema)
-	return &incoming{req: &tool.Request{
+	return &incoming{props: props, req: &tool.Request{
 		Kind:     tool.KindForm,
 		Prompt:   p.Message,
 		Schema:   raw,
@@ -152,14 +154,42 @@ func (in *incoming) result(resp tool.Response) *sdk.ElicitResult {
 	}
 	switch v := resp.Value.(type) {
 	case map[string]any:
-		return &sdk.ElicitResult{Action: actionAccept, Content: v}
+		return &sdk.ElicitResult{Action: actionAccept, Content: in.withDefaults(v)}
 	case json.RawMessage:
 		var m map[string]any
 		if json.Unmarshal(v, &m) == nil && m != nil {
-			return &sdk.ElicitResult{Action: actionAccept, Content: m}
+			return &sdk.ElicitResult{Action: actionAccept, Content: in.withDefaults(m)}
 		}
 	}
 	return &sdk.ElicitResult{Action: actionDecline}
+}
+
+// withDefaults fills the fields the person left out with the defaults of
+// the form's schema, as SEP-1034 asks of a client that accepts a form:
+// the server gets the values the person saw preselected.
+func (in *incoming) withDefaults(content map[string]any) map[string]any {
+	var out map[string]any
+	for name, p := range in.props {
+		prop, _ := p.(map[string]any)
+		def, ok := prop["default"]
+		if !ok || def == nil {
+			continue
+		}
+		if _, given := content[name]; given {
+			continue
+		}
+		if out == nil {
+			out = make(map[string]any, len(content)+len(in.props))
+			for k, v := range content {
+				out[k] = v
+			}
+		}
+		out[name] = def
+	}
+	if out == nil {
+		return content
+	}
+	return out
 }
 
 func decisionOf(v any) tool.Decision {

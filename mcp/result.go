@@ -112,6 +112,18 @@ func toMCP(res *tool.Result, structured bool) *sdk.CallToolResult {
 			out.Content = append(out.Content, &sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: c.URI, MIMEType: c.MIMEType, Blob: c.Data}})
 		}
 	}
+	// The engine's notes about the worker (the library's state was reset
+	// after a crash, or reloaded after its files changed) are for the
+	// client, not the model: they go to _meta.
+	for key, note := range map[string]string{"_reloaded": "lcp/reloaded", "_state_reset": "lcp/state_reset"} {
+		var text string
+		if raw, ok := res.Payload[key]; ok && json.Unmarshal(raw, &text) == nil && text != "" {
+			if out.Meta == nil {
+				out.Meta = sdk.Meta{}
+			}
+			out.Meta[note] = text
+		}
+	}
 	if structured && res.Success {
 		v := res.Structured
 		if len(v) == 0 {

@@ -226,6 +226,12 @@ func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 	return s.sdk.Run(ctx, t)
 }
 
+// ToolsChanged tells the server that the toolset's tools changed (its
+// tool files were reloaded, say): it lists them now, and the connected
+// clients get notifications/tools/list_changed (the server declares the
+// listChanged capability) when what it serves differs.
+func (s *Server) ToolsChanged(ctx context.Context) error { return s.sync(ctx) }
+
 // presync lists the tools once before the first session, so that the first
 // listing does not announce a change to it.
 func (s *Server) presync(ctx context.Context) {

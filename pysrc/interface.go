@@ -122,6 +122,10 @@ type Param struct {
 	// property's schema that replace "type" (`"type": "array", "items":
 	// {"type": "integer"}`; empty for Any).
 	Schema json.RawMessage
+	// NoneIfOmitted, set only with Options.PreciseTypes, marks a parameter
+	// annotated Optional[X] (or X | None) without a default: it is not
+	// required, and a call that leaves it out passes None.
+	NoneIfOmitted bool
 }
 
 // Prompt is a prompt provider function tool_<name>_prompt.

@@ -3,6 +3,7 @@ package pysrc
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/lcptools/lcp/pysrc/ast"
@@ -67,7 +68,41 @@ func applyPrecise(t *Tool, fn *ast.FunctionDef) {
 		schema := preciseSchema(ann, 0)
 		p.Schema = []byte(schema)
 		p.Type = schemaType(schema)
+		if p.Type == "" {
+			// Optional[int] coerces "5" as int does.
+			p.Type = optionalType(schema)
+		}
+		if p.Default == nil && admitsNone(schema) {
+			p.NoneIfOmitted = true
+			t.Required = slices.DeleteFunc(t.Required, func(r string) bool { return r == p.Name })
+		}
 	}
+}
+
+// admitsNone reports whether a schema fragment is a union with null (an
+// Optional annotation).
+func admitsNone(members string) bool {
+	return strings.HasPrefix(members, `"anyOf": [`) && strings.Contains(members, `{"type": "null"}`)
+}
+
+// optionalType is the type of the one non-null member of a union with
+// null ("integer" for Optional[int]), "" otherwise.
+func optionalType(members string) string {
+	if !admitsNone(members) {
+		return ""
+	}
+	inner := strings.TrimSuffix(strings.TrimPrefix(members, `"anyOf": [`), "]")
+	parts := strings.Split(inner, "}, {")
+	if len(parts) != 2 {
+		return ""
+	}
+	for _, part := range parts {
+		part = strings.Trim(part, "{}")
+		if part != `"type": "null"` && !strings.Contains(part, "{") {
+			return schemaType(part)
+		}
+	}
+	return ""
 }
 
 // schemaType is the "type" member of a schema fragment, "" when absent.

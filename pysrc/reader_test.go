@@ -281,6 +281,22 @@ func TestPreciseTypes(t *testing.T) {
 			t.Errorf("%s: got %s, want %s", name, b, w)
 		}
 	}
+	// Optional without a default: not required, None when left out
+	src2 := "def tool_o(a: Optional[int], b: str | None, c: int, d: Optional[str] = 'x'):\n    \"\"\"O.\"\"\"\n"
+	f2, err := ReadFileOptions("o.py", []byte(src2), &Options{PreciseTypes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := f2.Tools[0]
+	if !reflect.DeepEqual(o.Required, []string{"c"}) {
+		t.Errorf("required = %v, want [c]", o.Required)
+	}
+	if !o.Params[0].NoneIfOmitted || !o.Params[1].NoneIfOmitted || o.Params[2].NoneIfOmitted || o.Params[3].NoneIfOmitted {
+		t.Errorf("NoneIfOmitted: %+v", o.Params)
+	}
+	if o.Params[0].Type != "integer" || o.Params[1].Type != "string" {
+		t.Errorf("types of the optional parameters: %q %q", o.Params[0].Type, o.Params[1].Type)
+	}
 	// the default mode keeps the LCP rule
 	f, _ = ReadFile("p.py", []byte(src))
 	if f.Tools[0].Params[0].Type != "integer" || f.Tools[0].Params[8].Type != "integer" {

@@ -26,6 +26,10 @@ const (
 	// EventResync: events were lost on the way; the page must re-read
 	// GET /api/state.
 	EventResync EventType = "resync"
+	// EventTools: the inventory changed (its tool files were edited, with
+	// lcp serve --watch); the page lists the tools again. Tools says what
+	// changed, for the log.
+	EventTools EventType = "tools"
 )
 
 // Event is one entry of the page's event stream and log. Secrets never
@@ -39,6 +43,7 @@ type Event struct {
 	Request *hitl.Event  `json:"request,omitempty"`
 	Call    *Call        `json:"call,omitempty"`
 	Output  *OutputEvent `json:"output,omitempty"`
+	Tools   string       `json:"tools,omitempty"`
 }
 
 // OutputEvent is text a tool printed while it ran.

@@ -230,6 +230,17 @@ func (s *Server) Drain(ctx context.Context) error {
 	}
 }
 
+// ToolsChanged tells the pages that the inventory changed (a reload of
+// its tool files, say): they list the tools again. what is a short note
+// for the event log ("" for a generic one).
+func (s *Server) ToolsChanged(what string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.hub.publish(Event{Type: EventTools, Tools: what})
+	}
+}
+
 // Close cancels the calls in flight (their pending requests are withdrawn)
 // and ends every event stream. It does not close the toolset or the
 // broker, which belong to the caller. It is idempotent.

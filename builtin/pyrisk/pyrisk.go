@@ -553,3 +553,16 @@ func cutLast(p string) (string, string, bool) {
 // starRisky are modules whose star import brings process functions in.
 var starRisky = map[string]bool{"os": true, "posix": true, "nt": true, "asyncio": true, "pickle": true,
 	"concurrent.futures": true, "platform": true}
+
+// Reason says why using a module or one of its attributes, named by its
+// dotted path ("subprocess.run", "os.system", "pickle.loads"), asks in
+// safe mode: the same words as the reasons of Classify, e.g. "which runs
+// other programs". It is "" for everything that runs without asking. Static
+// analyses that judge calls one by one (lcp check) use it so that both
+// agree on what spawns processes.
+func Reason(path string) string {
+	if why := attrRisk(path); why != "" {
+		return why
+	}
+	return moduleRisk(path)
+}

@@ -122,3 +122,22 @@ func FuzzClassify(f *testing.F) {
 		}
 	})
 }
+
+// TestReason: the per-path judgement agrees with Classify's reasons.
+func TestReason(t *testing.T) {
+	for _, c := range []struct{ path, want string }{
+		{"subprocess.run", "which runs other programs"},
+		{"subprocess", "which runs other programs"},
+		{"os.system", "which runs a shell"},
+		{"os.execv", "which runs other programs"},
+		{"pickle.loads", "which can run any code while deserializing"},
+		{"os.path.join", ""},
+		{"json.loads", ""},
+		{"builtins.__import__", ""},
+		{"", ""},
+	} {
+		if got := Reason(c.path); got != c.want {
+			t.Errorf("Reason(%q) = %q, want %q", c.path, got, c.want)
+		}
+	}
+}

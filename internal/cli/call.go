@@ -31,7 +31,6 @@ type CallOptions struct {
 	context  string
 	json     bool
 	batch    string
-	mounts   []string
 	maxInput int64
 }
 
@@ -83,7 +82,6 @@ against one engine and prints one result line per input line.`,
 	f.BoolVar(&o.json, "json", false, "print the result object as JSON")
 	o.approval.register(f, true, "")
 	f.StringVar(&o.batch, "batch", "", "run the calls of a JSONL `file` (- for stdin)")
-	f.StringArrayVar(&o.mounts, "mount", nil, "mount a tool `library` by name first (from the folders or the built-in library; repeatable)")
 	return cmd
 }
 
@@ -152,11 +150,6 @@ func runCall(o *CallOptions) error {
 		return err
 	}
 	defer eng.Close()
-	for _, lib := range o.mounts {
-		if _, err := eng.MountToolLibrary(lib); err != nil {
-			return usagef("--mount %s: %v", lib, err)
-		}
-	}
 	if o.batch != "" {
 		return runBatch(ctx, env, eng, o, toolCtx)
 	}

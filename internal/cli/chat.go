@@ -32,6 +32,7 @@ type ChatOptions struct {
 	ctx context.Context
 
 	inv         inventoryFlags
+	watch       watchFlags
 	approval    approvalFlags
 	model       string
 	modelName   string
@@ -86,6 +87,7 @@ questions take their default answer or are declined.`,
 		},
 	}
 	o.inv.register(cmd.Flags())
+	o.watch.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&o.model, "model", "", "the endpoint: `URL[#MODEL]` (default $LCP_MODEL)")
 	f.StringVar(&o.modelName, "model-name", "", "the model `name` (instead of URL#MODEL)")
@@ -194,7 +196,13 @@ func runChat(o *ChatOptions) error {
 	}
 	defer cleanup()
 	respond := broker.Respond
+	relay := &changeRelay{}
+	relay.add(func(c lcp.Change) {
+		// The next request to the model lists the tools again.
+		fmt.Fprintln(env.Stderr, "lcp chat: reloaded: "+describeChange(c))
+	})
 	eng, err := o.inv.engine(base, func(c *lcp.Config) {
+		o.watch.configure(c, relay)
 		c.Respond = respond
 		c.DynamicPrompts = true
 		if c.LLM == nil { // --llm, when given, is what the tools use

@@ -4,13 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"regexp"
+	"runtime/debug"
 	"strings"
 
-	"github.com/lcptools/lcp/builtin/pyrisk"
-	"github.com/lcptools/lcp/discover"
-
-	"github.com/lcptools/lcp/tool"
+	"github.com/lcptools/lcp/lint"
 	"github.com/spf13/cobra"
 )
 
@@ -19,8 +16,13 @@ type CheckOptions struct {
 	env *Env
 	ctx context.Context
 
-	inv  inventoryFlags
-	json bool
+	inv    inventoryFlags
+	json   bool
+	format string
+	failOn string
+	// formatSet records that --format was given, to refuse --json with
+	// another format.
+	formatSet bool
 }
 
 // NewCmdCheck returns lcp check; runF runs it (nil: runCheck).
@@ -29,13 +31,24 @@ func NewCmdCheck(env *Env, runF func(*CheckOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Report problems in tool files",
-		Long: `Report syntax errors (with line and column), duplicate tool names, tools
-nested in functions or classes that cannot be called, parameters without a
-docstring line, prompt functions without their tool, missing paths and
-unreadable files. Exits with status 1 when an error is found.`,
+		Long: `Report problems in tool files: the tool author's pre-flight checklist as
+static analysis of the parsed source (secrets reaching the model or a log,
+parameter paths used without a workspace check, results not in the
+{"success", "output"/"error"} shape, numeric parameters used without
+coercion, question answers used without a None check, sensitive steps taken
+before asking the operator, descriptions too short to tell the model when to
+use a tool), and syntax errors, duplicate tools, nested tools, undocumented
+parameters, prompt functions without their tool, missing paths and
+unreadable files. No Python runs. docs/check.md lists every rule.
+
+Output: compiler-style lines (file:line:col: severity: message [rule-id]),
+--format json, or --format sarif (SARIF 2.1.0 for code-scanning services,
+paths relative to the checked folder). Exits with status 1 when a finding
+is at least as serious as --fail-on (default: error).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.ctx = cmd.Context()
+			o.formatSet = cmd.Flags().Changed("format")
 			if runF != nil {
 				return runF(o)
 			}
@@ -43,12 +56,34 @@ unreadable files. Exits with status 1 when an error is found.`,
 		},
 	}
 	o.inv.register(cmd.Flags())
-	cmd.Flags().BoolVar(&o.json, "json", false, "print the diagnostics as a JSON array")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the findings as a JSON array (same as --format json)")
+	cmd.Flags().StringVar(&o.format, "format", "text", "output `format`: text, json or sarif")
+	cmd.Flags().StringVar(&o.failOn, "fail-on", "error", "exit with status 1 when a finding is at least this `severe`: error, warning, info or none")
 	return cmd
 }
 
 func runCheck(o *CheckOptions) error {
 	ctx, env := o.ctx, o.env
+	format := o.format
+	if o.json {
+		if o.formatSet && format != "json" {
+			return usagef("--json and --format %s disagree", format)
+		}
+		format = "json"
+	}
+	switch format {
+	case "text", "json", "sarif":
+	default:
+		return usagef("--format %q: want text, json or sarif", format)
+	}
+	var threshold lint.Severity
+	if !strings.EqualFold(strings.TrimSpace(o.failOn), "none") {
+		sev, err := lint.ParseSeverity(o.failOn)
+		if err != nil {
+			return usagef("--fail-on: %v (or none)", err)
+		}
+		threshold = sev
+	}
 	eng, err := o.inv.engine(ctx, nil)
 	if err != nil {
 		return err
@@ -58,58 +93,42 @@ func runCheck(o *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	diags := append(eng.Diagnostics(ctx), riskyPatterns(eng.Files())...)
-	errorsFound := 0
-	for _, d := range diags {
-		if d.Severity == "error" {
-			errorsFound++
+	findings := lint.Run(eng.Files(), eng.Diagnostics(ctx))
+	cwd, _ := os.Getwd()
+	switch format {
+	case "json":
+		err = lint.WriteJSON(env.Stdout, findings, cwd)
+	case "sarif":
+		root := cwd
+		if len(o.inv.tools) == 1 && len(o.inv.files) == 0 {
+			root = o.inv.tools[0]
+		}
+		err = lint.WriteSARIF(env.Stdout, findings, lint.SARIFOptions{Root: root, ToolVersion: version()})
+	default:
+		if err = lint.WriteText(env.Stdout, findings, cwd); err == nil {
+			_, err = fmt.Fprintf(env.Stdout, "%d tool(s), %s\n", len(infos), lint.Summary(findings))
 		}
 	}
-	if o.json {
-		if diags == nil {
-			diags = []tool.Diagnostic{}
-		}
-		if err := writeJSON(env.Stdout, diags); err != nil {
-			return err
-		}
-	} else {
-		for _, d := range diags {
-			fmt.Fprintln(env.Stdout, d)
-		}
-		fmt.Fprintf(env.Stdout, "%d tool(s), %d error(s), %d diagnostic(s)\n", len(infos), errorsFound, len(diags))
+	if err != nil {
+		return err
 	}
-	if errorsFound > 0 {
-		return &exitError{code: ExitFailure, msg: fmt.Sprintf("%d error(s) found", errorsFound)}
+	n := 0
+	for _, f := range findings {
+		if threshold != "" && f.Severity.AtLeast(threshold) {
+			n++
+		}
+	}
+	if n > 0 {
+		return &exitError{code: ExitFailure, msg: fmt.Sprintf("%d finding(s) at or above %s", n, threshold)}
 	}
 	return nil
 }
 
-// asksForConfirmation finds the names through which an LCP library gets
-// and uses the host's confirmation handler.
-var asksForConfirmation = regexp.MustCompile(`\b(confirm_handler|set_confirm_handler|_CONFIRM_HANDLER)\b`)
-
-// riskyPatterns reports tool files that spawn processes or escape to the
-// shell (judged from the parsed code, as execute_python's safe mode does)
-// without ever using the host's confirmation handler.
-func riskyPatterns(files []*discover.File) []tool.Diagnostic {
-	var out []tool.Diagnostic
-	for _, f := range files {
-		if f.Source == nil || f.Source.SyntaxErrors != nil {
-			continue
-		}
-		src, err := os.ReadFile(f.Path)
-		if err != nil {
-			continue
-		}
-		v := pyrisk.Classify(string(src), nil)
-		if !v.Risky || asksForConfirmation.Match(src) {
-			continue
-		}
-		out = append(out, tool.Diagnostic{
-			Severity: "warning", Code: "risky-pattern", File: f.Path,
-			Message: fmt.Sprintf("%s; the library never asks the operator (use the confirm handler from set_confirm_handler or init_tools_library's config)",
-				strings.Join(v.Reasons, "; ")),
-		})
+// version is lcp's module version when the binary was built from a
+// module, else "".
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
 	}
-	return out
+	return ""
 }

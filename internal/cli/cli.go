@@ -165,6 +165,7 @@ var commands = []func(*Env) *cobra.Command{
 	func(env *Env) *cobra.Command { return NewCmdChat(env, nil) },
 	func(env *Env) *cobra.Command { return NewCmdMCP(env, nil) },
 	func(env *Env) *cobra.Command { return NewCmdServe(env, nil) },
+	func(env *Env) *cobra.Command { return NewCmdNew(env, nil) },
 }
 
 // NewRoot returns the lcp root command.

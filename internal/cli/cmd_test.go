@@ -38,18 +38,19 @@ func TestCallFlags(t *testing.T) {
 	cmd := NewCmdCall(testEnv(), func(o *CallOptions) error { got = o; return nil })
 	err := parse(t, cmd, "--tools", "a", "--tools", "b", "--file", "f.py", "--host-config", "h.json", "--workspace", "/w",
 		"--python", "py3", "--timeout", "30s", "--no-coerce", "--llm", "http://x/v1#m", "--mcp-config", "m.json",
-		"--context", `{"user":"ada"}`, "--json", "-y", "--mount", "lib1", "--mount", "lib2",
+		"--context", `{"user":"ada"}`, "--json", "-y", "--mount", "lib1", "--mount", "lib2", "--builtins", "--precise", "--validate-args",
 		"tool_greet", "name=Ada", "n=5")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := inventoryFlags{tools: []string{"a", "b"}, files: []string{"f.py"}, hostConfig: "h.json", workspace: "/w", python: "py3",
-		timeout: 30 * time.Second, noCoerce: true, llm: "http://x/v1#m", mcpConfig: "m.json"}
+		timeout: 30 * time.Second, noCoerce: true, llm: "http://x/v1#m", mcpConfig: "m.json", mounts: []string{"lib1", "lib2"},
+		builtins: true, precise: true, validate: true}
 	if diff := cmp.Diff(want, got.inv, cmp.AllowUnexported(inventoryFlags{}), cmp.Comparer(func(a, b func(string) string) bool { return true })); diff != "" {
 		t.Errorf("inventory flags mismatch (-want +got):\n%s", diff)
 	}
 	if got.tool != "tool_greet" || !cmp.Equal(got.pairs, []string{"name=Ada", "n=5"}) || got.context != `{"user":"ada"}` || !got.json ||
-		!got.approval.yes || got.approval.approve != "ask" || !cmp.Equal(got.mounts, []string{"lib1", "lib2"}) {
+		!got.approval.yes || got.approval.approve != "ask" || !cmp.Equal(got.inv.mounts, []string{"lib1", "lib2"}) {
 		t.Errorf("options %+v", got)
 	}
 	p, err := got.approval.policy()
@@ -108,31 +109,56 @@ func TestApprovalFlags(t *testing.T) {
 func TestListAndCheckFlags(t *testing.T) {
 	var l *ListOptions
 	if err := parse(t, NewCmdList(testEnv(), func(o *ListOptions) error { l = o; return nil }),
-		"--format", "openai", "--json", "--prompts", "--dynamic", "--tools", "t"); err != nil {
+		"--format", "openai", "--json", "--prompts", "--dynamic", "--tools", "t", "--precise", "--libraries", "--mount", "system_shell", "--builtins"); err != nil {
 		t.Fatal(err)
 	}
-	if l.format != "openai" || !l.json || !l.prompts || !l.dynamic || !cmp.Equal(l.inv.tools, []string{"t"}) {
+	if l.format != "openai" || !l.json || !l.prompts || !l.dynamic || !cmp.Equal(l.inv.tools, []string{"t"}) || !l.inv.precise || !l.libraries ||
+		!cmp.Equal(l.inv.mounts, []string{"system_shell"}) || !l.inv.builtins {
 		t.Errorf("list options %+v", l)
 	}
 	var c *CheckOptions
-	if err := parse(t, NewCmdCheck(testEnv(), func(o *CheckOptions) error { c = o; return nil }), "--json", "--file", "x.py"); err != nil {
+	if err := parse(t, NewCmdCheck(testEnv(), func(o *CheckOptions) error { c = o; return nil }), "--json", "--file", "x.py", "--mount", "execute_python"); err != nil {
 		t.Fatal(err)
 	}
-	if !c.json || !cmp.Equal(c.inv.files, []string{"x.py"}) {
+	if !c.json || !cmp.Equal(c.inv.files, []string{"x.py"}) || !cmp.Equal(c.inv.mounts, []string{"execute_python"}) {
 		t.Errorf("check options %+v", c)
+	}
+	c = nil
+	if err := parse(t, NewCmdCheck(testEnv(), func(o *CheckOptions) error { c = o; return nil }), "--format", "sarif", "--fail-on", "warning"); err != nil {
+		t.Fatal(err)
+	}
+	if c.format != "sarif" || c.failOn != "warning" || !c.formatSet || c.json {
+		t.Errorf("check options %+v", c)
+	}
+}
+
+func TestNewFlags(t *testing.T) {
+	var n *NewOptions
+	if err := parse(t, NewCmdNew(testEnv(), func(o *NewOptions) error { n = o; return nil }), "my_notes", "--dir", "tools"); err != nil {
+		t.Fatal(err)
+	}
+	if n.name != "my_notes" || n.dir != "tools" {
+		t.Errorf("new options %+v", n)
+	}
+	for _, args := range [][]string{{}, {"a", "b"}} {
+		if err := parse(t, NewCmdNew(testEnv(), func(*NewOptions) error { t.Error("ran"); return nil }), args...); ExitCode(err) != ExitUsage {
+			t.Errorf("lcp new %q: %v, want a usage error", args, err)
+		}
 	}
 }
 
 func TestMCPAndServeFlags(t *testing.T) {
 	var m *MCPOptions
 	if err := parse(t, NewCmdMCP(testEnv(), func(o *MCPOptions) error { m = o; return nil }),
-		"--http", "", "--token", "tok", "--allow-origin", "http://a", "--allow-host", "h", "--approve", "allow", "-v",
+		"--http", "", "--token", "tok", "--allow-origin", "http://a", "--allow-host", "h", "--approve", "allow", "-v", "--watch", "--mount", "m",
+		"--validate-args",
 		"--stateless", "--metrics-addr", "127.0.0.1:9100", "--max-sessions", "50", "--session-idle", "3m", "--max-calls", "9",
 		"--max-calls-per-session", "2", "--max-batch", "4", "--max-result-bytes", "1000", "--drain-timeout", "5s", "--log-format", "json"); err != nil {
 		t.Fatal(err)
 	}
 	if !m.useHTTP || m.http != "" || m.token != "tok" || !cmp.Equal(m.origins, []string{"http://a"}) || !cmp.Equal(m.hosts, []string{"h"}) ||
-		m.approval.approve != "allow" || !m.log.verbose || !m.stateless || m.metricsAddr != "127.0.0.1:9100" || m.maxSessions != 50 ||
+		m.approval.approve != "allow" || !m.log.verbose || !m.watch.watch || !cmp.Equal(m.inv.mounts, []string{"m"}) || !m.inv.validate ||
+		!m.stateless || m.metricsAddr != "127.0.0.1:9100" || m.maxSessions != 50 ||
 		m.sessionIdle != 3*time.Minute || m.maxCalls != 9 || m.maxCallsPerSession != 2 || m.maxBatch != 4 || m.maxResultBytes != 1000 ||
 		m.drain.timeout != 5*time.Second || m.log.format != "json" {
 		t.Errorf("mcp options %+v", m)
@@ -141,22 +167,27 @@ func TestMCPAndServeFlags(t *testing.T) {
 		!m.noToken || m.replicaID != "r1" || m.drain.timeout != 30*time.Second || m.maxSessions != mcp.DefaultMaxSessions {
 		t.Errorf("mcp options %+v, %v", m, err)
 	}
-	if err := parse(t, NewCmdMCP(testEnv(), func(o *MCPOptions) error { m = o; return nil })); err != nil || m.useHTTP {
+	if err := parse(t, NewCmdMCP(testEnv(), func(o *MCPOptions) error { m = o; return nil })); err != nil || m.useHTTP || m.watch.watch {
 		t.Errorf("stdio: %+v, %v", m, err)
 	}
 
 	var s *ServeOptions
 	if err := parse(t, NewCmdServe(testEnv(), func(o *ServeOptions) error { s = o; return nil }),
-		"--addr", "0.0.0.0:8080", "--open", "--allow-remote", "--token", "t", "--approve", "reject", "--verbose",
+		"--addr", "0.0.0.0:8080", "--open", "--allow-remote", "--token", "t", "--approve", "reject", "--verbose", "--watch", "--builtins",
 		"--drain-timeout", "1m", "--log-format", "json"); err != nil {
 		t.Fatal(err)
 	}
 	if s.addr != "0.0.0.0:8080" || !s.open || !s.allowRemote || s.token != "t" || s.approval.approve != "reject" || !s.log.verbose ||
-		s.drain.timeout != time.Minute || s.log.format != "json" {
+		!s.watch.watch || !s.inv.builtins || s.drain.timeout != time.Minute || s.log.format != "json" {
 		t.Errorf("serve options %+v", s)
 	}
 	if err := parse(t, NewCmdServe(testEnv(), nil), "--yes"); ExitCode(err) != ExitUsage {
 		t.Errorf("serve has no --yes: %v", err)
+	}
+	for _, c := range []*cobra.Command{NewCmdList(testEnv(), nil), NewCmdCheck(testEnv(), nil), NewCmdCall(testEnv(), nil)} {
+		if err := parse(t, c, "--watch"); ExitCode(err) != ExitUsage {
+			t.Errorf("%s has no --watch: %v", c.Name(), err)
+		}
 	}
 }
 
@@ -164,11 +195,11 @@ func TestChatFlags(t *testing.T) {
 	var c *ChatOptions
 	if err := parse(t, NewCmdChat(testEnv(), func(o *ChatOptions) error { c = o; return nil }),
 		"--model", "http://m/v1#x", "--model-name", "x", "--system", "sys", "--prompt", "hi", "--max-steps", "3", "--max-tokens", "99",
-		"--temperature", "0.5", "--llm-timeout", "5s", "--stream", "--approve", "allow"); err != nil {
+		"--temperature", "0.5", "--llm-timeout", "5s", "--stream", "--approve", "allow", "--watch", "--precise"); err != nil {
 		t.Fatal(err)
 	}
 	if c.model != "http://m/v1#x" || c.modelName != "x" || c.system != "sys" || c.prompt != "hi" || c.maxSteps != 3 || c.maxTokens != 99 ||
-		c.temperature != 0.5 || !c.temperatureSet || c.llmTimeout != 5*time.Second || !c.stream || c.approval.approve != "allow" {
+		c.temperature != 0.5 || !c.temperatureSet || c.llmTimeout != 5*time.Second || !c.stream || c.approval.approve != "allow" || !c.watch.watch || !c.inv.precise {
 		t.Errorf("chat options %+v", c)
 	}
 	// Without --stream, streaming follows whether stdout is a terminal
@@ -176,7 +207,7 @@ func TestChatFlags(t *testing.T) {
 	if err := parse(t, NewCmdChat(testEnv(), func(o *ChatOptions) error { c = o; return nil })); err != nil {
 		t.Fatal(err)
 	}
-	if c.stream || c.temperatureSet || c.system != defaultSystemPrompt {
+	if c.stream || c.temperatureSet || c.system != defaultSystemPrompt || c.watch.watch {
 		t.Errorf("chat defaults %+v", c)
 	}
 }

@@ -3,11 +3,16 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/lcptools/lcp"
+	"github.com/lcptools/lcp/binding"
 	"github.com/lcptools/lcp/llm"
 	"github.com/lcptools/lcp/mcp"
 	"github.com/spf13/pflag"
@@ -24,6 +29,10 @@ type inventoryFlags struct {
 	noCoerce   bool
 	llm        string
 	mcpConfig  string
+	mounts     []string
+	builtins   bool
+	precise    bool
+	validate   bool
 	// getenv reads the environment (the API key of --llm); nil means
 	// os.Getenv.
 	getenv func(string) string
@@ -45,6 +54,10 @@ func (f *inventoryFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.timeout, "timeout", 0, "time limit of each call, e.g. 30s (default: none)")
 	fs.BoolVar(&f.noCoerce, "no-coerce", false, "pass string arguments to Python tools as given, without coercion")
 	fs.StringVar(&f.mcpConfig, "mcp-config", "", "JSON `file` of MCP servers whose tools join the inventory as <alias>::<tool> (the mcpServers shape of desktop clients, or a list)")
+	fs.StringArrayVar(&f.mounts, "mount", nil, "mount a tool `library` by name beside the others: from the tools folders, else the built-in library (workspace_tools, system_shell, execute_python, user_interactive_tools...; repeatable)")
+	fs.BoolVar(&f.builtins, "builtins", false, "add the whole built-in library beside --tools and --file")
+	fs.BoolVar(&f.precise, "precise", false, "precise schemas from Python annotations (Literal -> enum, list[int] -> array of integers, Optional -> not required); default: the LCP rule")
+	fs.BoolVar(&f.validate, "validate-args", false, "check the arguments of Python tool calls against their schemas (400 listing each violation); default: as the LCP reference, no check")
 	fs.StringVar(&f.llm, "llm", "", "OpenAI-compatible `endpoint` (BASE_URL[#MODEL]) that Python tools reach through lollms_client_instance.generate_text; key from $LCP_API_KEY or $OPENAI_API_KEY")
 }
 
@@ -57,6 +70,11 @@ func (f *inventoryFlags) config() (*lcp.Config, error) {
 		Python:       f.python,
 		CallTimeout:  f.timeout,
 		NoCoercion:   f.noCoerce,
+		Mount:        f.mounts,
+		Builtins:     f.builtins,
+		PreciseTypes: f.precise,
+
+		ValidateArguments: f.validate,
 	}
 	if f.hostConfig != "" {
 		raw, err := os.ReadFile(f.hostConfig)
@@ -103,8 +121,76 @@ func (f *inventoryFlags) engine(ctx context.Context, adjust func(*lcp.Config)) (
 		adjust(cfg)
 	}
 	eng, err := lcp.New(ctx, cfg)
+	if errors.Is(err, binding.ErrLibraryNotFound) {
+		return nil, usagef("--mount: %v", err)
+	}
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("%w", err)}
 	}
 	return eng, nil
+}
+
+// watchFlags are the flags of the commands that can reload their tools.
+type watchFlags struct {
+	watch bool
+}
+
+func (w *watchFlags) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&w.watch, "watch", false, "re-read the tool files when they change (hot reload)")
+}
+
+// changeRelay hands the engine's reload notices to the front ends, which
+// are made after the engine.
+type changeRelay struct {
+	mu  sync.Mutex
+	fns []func(lcp.Change)
+}
+
+func (r *changeRelay) add(f func(lcp.Change)) {
+	r.mu.Lock()
+	r.fns = append(r.fns, f)
+	r.mu.Unlock()
+}
+
+func (r *changeRelay) notify(c lcp.Change) {
+	r.mu.Lock()
+	fns := slices.Clone(r.fns)
+	r.mu.Unlock()
+	for _, f := range fns {
+		f(c)
+	}
+}
+
+// configure makes the engine watch its files when --watch says so.
+func (w *watchFlags) configure(cfg *lcp.Config, relay *changeRelay) {
+	if !w.watch {
+		return
+	}
+	cfg.Watch = true
+	cfg.OnChange = relay.notify
+}
+
+// describeChange says in one line what a reload changed.
+func describeChange(c lcp.Change) string {
+	var parts []string
+	list := func(sign string, names []string) {
+		if len(names) == 0 {
+			return
+		}
+		shown := names
+		if len(shown) > 5 {
+			shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(names)-5))
+		}
+		parts = append(parts, sign+strings.Join(shown, ", "+sign))
+	}
+	list("+", c.Added)
+	list("-", c.Removed)
+	list("~", c.Changed)
+	if len(parts) == 0 {
+		if c.Diagnostics {
+			return "the diagnostics changed (lcp check tells more)"
+		}
+		return fmt.Sprintf("%d file(s) changed, same tools", len(c.Files))
+	}
+	return strings.Join(parts, " ")
 }

@@ -18,11 +18,12 @@ type ListOptions struct {
 	env *Env
 	ctx context.Context
 
-	inv     inventoryFlags
-	format  string
-	json    bool
-	prompts bool
-	dynamic bool
+	inv       inventoryFlags
+	format    string
+	json      bool
+	prompts   bool
+	dynamic   bool
+	libraries bool
 }
 
 // NewCmdList returns lcp list; runF runs it (nil: runList).
@@ -33,7 +34,11 @@ func NewCmdList(env *Env, runF func(*ListOptions) error) *cobra.Command {
 		Short: "Discover tools and print their specs",
 		Long: `Discover the tools and print their specs. No Python runs: schemas are read
 from source. --dynamic applies tool_<name>_prompt functions (this loads the
-libraries that have them); --prompts prints the libraries' system prompts.`,
+libraries that have them); --prompts prints the libraries' system prompts.
+--libraries lists the libraries instead of the tools: name, description, icon,
+source files, tools and diagnostics (with --json, one object per library).
+--precise reads annotations by their meaning (Literal -> enum, list[int] ->
+array of integers, Optional -> not required) instead of the LCP rule.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.ctx = cmd.Context()
@@ -48,6 +53,7 @@ libraries that have them); --prompts prints the libraries' system prompts.`,
 	cmd.Flags().BoolVar(&o.json, "json", false, "print a JSON array of specs")
 	cmd.Flags().BoolVar(&o.prompts, "prompts", false, "print the libraries' system prompts (tool_<stem>_prompt)")
 	cmd.Flags().BoolVar(&o.dynamic, "dynamic", false, "apply dynamic descriptions (tool_<name>_prompt)")
+	cmd.Flags().BoolVar(&o.libraries, "libraries", false, "list the libraries (metadata, files, tools, diagnostics) instead of the tools")
 	return cmd
 }
 
@@ -68,6 +74,9 @@ func runList(o *ListOptions) error {
 	}
 	if o.prompts {
 		return printPrompts(ctx, env, eng, o.json)
+	}
+	if o.libraries {
+		return printLibraries(ctx, env, eng, o.json)
 	}
 	if o.json {
 		specs := make([]json.RawMessage, len(infos))
@@ -177,4 +186,46 @@ func firstLine(s string, max int) string {
 		return string(r[:max-1]) + "…"
 	}
 	return s
+}
+
+// printLibraries prints the inventory's libraries: a JSON array of
+// lcp.LibraryInfo, or a table for humans.
+func printLibraries(ctx context.Context, env *Env, eng *lcp.Engine, asJSON bool) error {
+	libs, err := eng.Libraries(ctx)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if libs == nil {
+			libs = []lcp.LibraryInfo{}
+		}
+		return writeJSON(env.Stdout, libs)
+	}
+	if len(libs) == 0 {
+		fmt.Fprintln(env.Stdout, "No libraries found.")
+		return nil
+	}
+	colour := env.stdoutIsTerminal()
+	bold, reset := "", ""
+	if colour {
+		bold, reset = "\x1b[1m", "\x1b[0m"
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "%sLIBRARY\tNAME\tKIND\tTOOLS\tPROBLEMS\tSOURCE%s\n", bold, reset)
+	for _, l := range libs {
+		id := l.ID
+		if l.Icon != "" {
+			id = l.Icon + " " + id
+		}
+		src := "-"
+		switch len(l.Files) {
+		case 0:
+		case 1:
+			src = l.Files[0]
+		default:
+			src = fmt.Sprintf("%s (+%d)", l.Files[0], len(l.Files)-1)
+		}
+		fmt.Fprintf(tw, "%s%s%s\t%s\t%s\t%d\t%d\t%s\n", bold, id, reset, l.Name, l.Kind, len(l.Tools), countProblems(l.Diagnostics), src)
+	}
+	return tw.Flush()
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,6 +29,7 @@ type MCPOptions struct {
 	ctx context.Context
 
 	inv      inventoryFlags
+	watch    watchFlags
 	approval approvalFlags
 	http     string
 	useHTTP  bool // --http was given (an empty ADDR means the default)
@@ -97,6 +99,7 @@ ids of a stateful replica, for a balancer that routes on them.`,
 		},
 	}
 	o.inv.register(cmd.Flags())
+	o.watch.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&o.http, "http", "", "serve streamable HTTP at this `address` (host:port) instead of stdio")
 	f.StringVar(&o.token, "token", "", "bearer `token` HTTP requests must carry (default: $LCP_MCP_TOKEN, else a random one printed on stderr)")
@@ -106,7 +109,7 @@ ids of a stateful replica, for a balancer that routes on them.`,
 	f.BoolVar(&o.stateless, "stateless", false, "keep no session: any replica serves any request (questions go through input-required results or the approval policy)")
 	f.StringVar(&o.replicaID, "replica-id", "", "start every session id with this `id` and a dot, for a balancer that routes sessions to their replica")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics on this `address` without a token (default: on the MCP address, behind the token)")
-	f.IntVar(&o.maxSessions, "max-sessions", mcp.DefaultMaxSessions, "sessions kept at once; -1 for no limit")
+	f.IntVar(&o.maxSessions, "max-sessions", mcp.DefaultMaxSessions, "sessions kept at once; -1 for no limit (0: the default)")
 	f.DurationVar(&o.sessionIdle, "session-idle", mcp.DefaultSessionTimeout, "close sessions idle for this long")
 	f.IntVar(&o.maxCalls, "max-calls", mcp.DefaultMaxCalls, "calls running at once, all sessions together; -1 for no limit")
 	f.IntVar(&o.maxCallsPerSession, "max-calls-per-session", mcp.DefaultMaxCallsPerSession, "calls one session runs at once; -1 for no limit")
@@ -115,6 +118,7 @@ ids of a stateful replica, for a balancer that routes on them.`,
 	o.drain.register(f)
 	o.approval.register(f, true, "the client's user")
 	o.log.register(f, "log at debug level: each call, worker and request (never answer values)")
+	cmd.AddCommand(newMCPLoginCmd(env), newMCPLogoutCmd(env))
 	return cmd
 }
 
@@ -139,11 +143,24 @@ func (o *MCPOptions) checkHTTP() (token string, generated bool, err error) {
 			return "", false, usagef("--replica-id names the sessions of a stateful replica; --stateless keeps none")
 		}
 	}
-	if o.maxResultBytes == 0 || o.maxBatch <= 0 || o.maxSessions == 0 || o.maxCalls == 0 || o.maxCallsPerSession == 0 {
-		return "", false, usagef("--max-sessions, --max-calls, --max-calls-per-session, --max-batch and --max-result-bytes must be positive (-1: no limit, except --max-batch)")
+	// Zero means the default (as for options built without flags).
+	for _, l := range []struct {
+		v   *int
+		def int
+	}{{&o.maxSessions, mcp.DefaultMaxSessions}, {&o.maxCalls, mcp.DefaultMaxCalls}, {&o.maxCallsPerSession, mcp.DefaultMaxCallsPerSession},
+		{&o.maxBatch, mcp.DefaultMaxBatch}, {&o.maxResultBytes, mcp.DefaultMaxResultBytes}} {
+		if *l.v == 0 {
+			*l.v = l.def
+		}
 	}
-	if o.sessionIdle <= 0 {
+	if o.maxBatch < 0 {
+		return "", false, usagef("--max-batch must be positive: batches are always capped")
+	}
+	if o.sessionIdle < 0 {
 		return "", false, usagef("--session-idle must be positive")
+	}
+	if o.sessionIdle == 0 {
+		o.sessionIdle = mcp.DefaultSessionTimeout
 	}
 	token = o.token
 	if token == "" && o.env.Getenv != nil {
@@ -213,7 +230,9 @@ func runMCP(o *MCPOptions) error {
 	// it, and calls a Python tool makes itself get the unattended answer.
 	broker := hitl.New(unattended, &hitl.Options{Policy: policy, Logger: logger})
 	defer broker.Close()
+	relay := &changeRelay{}
 	eng, err := o.inv.engine(ctx, func(cfg *lcp.Config) {
+		o.watch.configure(cfg, relay)
 		cfg.DynamicPrompts = true
 		cfg.Respond = broker.Respond // calls a Python tool makes itself
 		cfg.Logger = logger
@@ -264,13 +283,19 @@ func runMCP(o *MCPOptions) error {
 	}
 	srv := mcp.NewServer(eng, srvOpts)
 	defer srv.Close()
+	relay.add(func(c lcp.Change) {
+		fmt.Fprintln(env.Stderr, "lcp mcp: reloaded: "+describeChange(c))
+		if err := srv.ToolsChanged(ctx); err != nil {
+			fmt.Fprintln(env.Stderr, "lcp mcp: listing the reloaded tools: "+err.Error())
+		}
+	})
 	mcp.TuneGC()
 
 	if !useHTTP {
 		// stdout carries the protocol: everything else goes to stderr.
 		t := &sdk.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
 		err := srv.Run(ctx, t)
-		if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
+		if err == nil || clientGone(err) {
 			return nil
 		}
 		return err
@@ -322,6 +347,14 @@ func instructions(ctx context.Context, eng *lcp.Engine) string {
 		}
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// clientGone reports whether a stdio session ended because the client
+// went away: its end of stdin closed, or it stopped reading stdout while
+// the server still had something to say (a notification of a reload, say).
+func clientGone(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EPIPE)
 }
 
 type nopWriteCloser struct{ io.Writer }

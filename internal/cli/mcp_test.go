@@ -186,7 +186,8 @@ func TestMCPCommandFlagErrors(t *testing.T) {
 		{[]string{"mcp", "--stateless"}, "go with --http"},
 		{[]string{"mcp", "--http", "127.0.0.1:0", "--replica-id", "a b"}, "only ASCII letters"},
 		{[]string{"mcp", "--http", "127.0.0.1:0", "--replica-id", "r1", "--stateless"}, "keeps none"},
-		{[]string{"mcp", "--http", "127.0.0.1:0", "--max-calls", "0"}, "must be positive"},
+		{[]string{"mcp", "--http", "127.0.0.1:0", "--max-batch", "-1"}, "batches are always capped"},
+		{[]string{"mcp", "--http", "127.0.0.1:0", "--session-idle", "-1m"}, "must be positive"},
 		{[]string{"mcp", "--http", "127.0.0.1:0", "--drain-timeout", "-1s"}, "must not be negative"},
 		{[]string{"mcp", "--http", "127.0.0.1:0", "--log-format", "xml"}, "text or json"},
 	} {

@@ -26,6 +26,7 @@ type ServeOptions struct {
 	ctx context.Context
 
 	inv         inventoryFlags
+	watch       watchFlags
 	approval    approvalFlags
 	addr        string
 	open        bool
@@ -68,6 +69,7 @@ taking calls, declines pending approvals and lets calls in flight finish
 		},
 	}
 	o.inv.register(cmd.Flags())
+	o.watch.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&o.addr, "addr", "127.0.0.1:7777", "listen `address` (host:port; port 0 picks a free one)")
 	f.BoolVar(&o.open, "open", false, "open the page in the default browser")
@@ -111,7 +113,9 @@ func runServe(o *ServeOptions) error {
 
 	// The page subscribes to the events of the calls it makes; what the
 	// workers print outside any call goes to the log.
+	relay := &changeRelay{}
 	eng, err := o.inv.engine(ctx, func(c *lcp.Config) {
+		o.watch.configure(c, relay)
 		c.Respond = broker.Respond
 		c.Logger = logger
 		c.OnCall = logCalls(logger, nil)
@@ -147,6 +151,11 @@ func runServe(o *ServeOptions) error {
 	}
 	srv = web.NewServer(eng, broker, &web.Options{Token: token, Remote: remote, Hosts: hosts, Logger: logger, OnSignIn: onSignIn})
 	defer srv.Close()
+	relay.add(func(c lcp.Change) {
+		what := describeChange(c)
+		fmt.Fprintln(env.Stderr, "lcp serve: reloaded: "+what)
+		srv.ToolsChanged(what)
+	})
 	printMu.Lock()
 	u := srv.SignInURL(base)
 	fmt.Fprintf(env.Stdout, "lcp serve: %s\n", u)

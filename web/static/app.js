@@ -186,6 +186,7 @@
         return renderCall(ev.call);
       }
       case 'output': return appendOutput(ev.output);
+      case 'tools': return loadTools(); // a tool file changed (lcp serve --watch)
     }
   }
 
@@ -697,6 +698,8 @@
         const st = r.success ? r.status_code + ' ok' : r.status_code + ' ' + (r.error || 'failed');
         return { cls: r.success ? 'done' : 'fail', what: 'result', text: c.tool + ' → ' + oneLine(st) };
       }
+      case 'tools':
+        return { cls: 'call', what: 'reload', text: ev.tools ? ev.tools : 'the tools changed' };
       case 'output':
         return { cls: 'output', what: ev.output.stream || 'output', text: (ev.output.tool ? ev.output.tool + ': ' : '') + ev.output.text.replace(/\n$/, '') };
       case 'request': {

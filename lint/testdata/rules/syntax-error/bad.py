@@ -1,0 +1,12 @@
+def tool_ok(a: int):
+    """Returns the number it is given, unchanged, for a smoke test.
+
+    Args:
+        a (int): The number.
+    """
+    return {"success": True, "output": str(a)}
+
+
+def tool_broken(x:
+    """Never parses: the parameter list is not closed."""
+    return {"success": True, "output": x}
