@@ -69,6 +69,12 @@ type Config struct {
 	// MemoryLimit caps each Python worker's address space in bytes; zero
 	// means no limit.
 	MemoryLimit int64
+	// Sandbox runs every Python tool library's worker inside the kernel
+	// sandbox (its workspace writable, .git read-only), as if each had
+	// host_tool_configs[lib]["sandbox"] = "workspace-write"; a library's
+	// own setting wins. The built-in shell and Python tools are sandboxed
+	// in strict and safe regardless.
+	Sandbox bool
 	// NoCoercion turns off the coercion of string arguments (SPEC §7).
 	NoCoercion bool
 	// DynamicPrompts applies tool_<name>_prompt functions when listing
@@ -213,6 +219,7 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 		Python:         e.cfg.Python,
 		MemoryLimit:    e.cfg.MemoryLimit,
 		Logger:         e.cfg.Logger,
+		Wrap:           e.wrapWorker,
 		OnProcess:      e.cfg.OnWorker,
 		MaxResultBytes: e.cfg.MaxResultBytes,
 	}

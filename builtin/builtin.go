@@ -10,6 +10,7 @@ import (
 
 	"github.com/lcptools/lcp/autonomy"
 	"github.com/lcptools/lcp/native"
+	"github.com/lcptools/lcp/sandbox"
 	"github.com/lcptools/lcp/tool"
 )
 
@@ -40,7 +41,8 @@ type Options struct {
 	// tools work in instead of the call's workspace), timeout and
 	// max_timeout in seconds, max_output_bytes (system_shell,
 	// execute_python), max_read_bytes (workspace_tools), python
-	// (execute_python: the interpreter).
+	// (execute_python: the interpreter), and the sandbox's keys
+	// (system_shell, execute_python: sandbox.KeySandbox and the others).
 	Configs map[string]map[string]any
 	// Python is the interpreter of execute_python when its configuration
 	// names none; "" means python3 on PATH.
@@ -79,7 +81,7 @@ func New(opts *Options) (tool.Toolset, error) {
 		}
 		o.Workspace = wd
 	}
-	b := &lib{opts: o}
+	b := &lib{opts: o, ledger: &sandbox.Ledger{}}
 	makers := map[string]func() ([]*native.Tool, error){WorkspaceTools: b.workspaceTools, SystemShell: b.shellTools, ExecutePython: b.pythonTools}
 	ids := o.Libraries
 	if ids == nil {
@@ -111,6 +113,8 @@ func New(opts *Options) (tool.Toolset, error) {
 
 type lib struct {
 	opts Options
+	// ledger remembers the files this session's sandboxed runs created.
+	ledger *sandbox.Ledger
 }
 
 // newTool builds one native tool of a library from a hand-written schema (kept
@@ -202,6 +206,8 @@ func approve(ctx context.Context, risky bool, label, source string, why []string
 	}
 	var prompt string
 	switch {
+	case level == autonomy.Strict && len(why) > 0:
+		prompt = "Strict mode asks before every such action. Note:\n- " + strings.Join(why, "\n- ")
 	case level == autonomy.Strict:
 		prompt = "Strict mode asks before every such action."
 	case len(why) > 0:

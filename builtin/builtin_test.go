@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/lcptools/lcp/builtin"
+	"github.com/lcptools/lcp/sandbox"
 	"github.com/lcptools/lcp/tool"
 )
 
@@ -25,6 +27,9 @@ type env struct {
 	asked    []*tool.Request
 	decision tool.Decision
 	reason   string
+
+	mu     sync.Mutex
+	events []tool.Event // of every call
 }
 
 func newEnv(t *testing.T, autonomy string) *env {
@@ -55,6 +60,11 @@ func (e *env) call(name string, args any) map[string]any {
 		Confirm: func(ctx context.Context, r *tool.Request) (tool.Decision, string) {
 			e.asked = append(e.asked, r)
 			return e.decision, e.reason
+		},
+		OnEvent: func(ev tool.Event) {
+			e.mu.Lock()
+			e.events = append(e.events, ev)
+			e.mu.Unlock()
 		},
 	})
 	if err != nil {
@@ -250,8 +260,16 @@ func needShell(t *testing.T) {
 	}
 }
 
-func TestShell(t *testing.T) {
+// noSandbox switches the kernel sandbox off for a test: the path of
+// machines without one, where safe mode relies on the classifiers.
+func noSandbox(t *testing.T) {
+	t.Helper()
+	t.Cleanup(sandbox.ForceOff("testing the path without a sandbox"))
+}
+
+func TestShellWithoutSandbox(t *testing.T) {
 	needShell(t)
+	noSandbox(t)
 	e := newEnv(t, "safe")
 	e.write("a.txt", "one\ntwo\n")
 	res := e.call("tool_execute_shell_command", map[string]any{"command": "wc -l < a.txt; echo err >&2"})
@@ -289,8 +307,9 @@ func TestShell(t *testing.T) {
 	}
 }
 
-func TestShellAutonomyLevels(t *testing.T) {
+func TestShellAutonomyLevelsWithoutSandbox(t *testing.T) {
 	needShell(t)
+	noSandbox(t)
 	for _, tt := range []struct {
 		level, command string
 		asks           bool
@@ -336,8 +355,9 @@ func havePython(t *testing.T) {
 	}
 }
 
-func TestPython(t *testing.T) {
+func TestPythonWithoutSandbox(t *testing.T) {
 	havePython(t)
+	noSandbox(t)
 	e := newEnv(t, "safe")
 	res := e.call("tool_execute_python_code", map[string]any{"code": "import os, math\nprint(math.factorial(5), os.getcwd())"})
 	wantSuccess(t, res, true)

@@ -20,15 +20,30 @@
 //     sort_by_relevance=True, path="."), tool_file_info(file_name). Every
 //     path is confined to the workspace by package workspace (os.Root).
 //     Writes ask in strict, and in safe only inside .git.
-//   - system_shell: tool_execute_shell_command(command, timeout). strict
-//     asks for every command, full_access never, safe asks unless package
-//     shell judges the command read-only (or writing only inside the
-//     workspace). Its description tells the LLM the autonomy level and OS.
-//   - execute_python: tool_execute_python_code(code, timeout) and
-//     tool_execute_python_file(file_name, args=[], timeout), run by the
-//     configured interpreter in a fresh process; safe asks only when
-//     package pyrisk finds process spawning or shell escapes in the parsed
-//     code (local modules it imports included).
+//   - system_shell: tool_execute_shell_command(command, timeout, network,
+//     unsandboxed). Its description tells the LLM the autonomy level, the
+//     sandbox and the OS.
+//   - execute_python: tool_execute_python_code(code, timeout, network,
+//     unsandboxed) and tool_execute_python_file(file_name, args=[],
+//     timeout, network, unsandboxed), run by the configured interpreter in
+//     a fresh process.
+//
+// In strict and safe, on Linux, commands and Python runs go to the kernel
+// sandbox (package sandbox). Safe runs them copy-on-write without asking,
+// unless package shell or pyrisk finds that they need a permission beyond
+// the sandbox (the network, a write outside the workspace, the host), or
+// the model asks for one (network, unsandboxed): then it asks first. After
+// the run, new files are applied at once and changes to existing files
+// (modifications, deletions, modes, .git, links pointing out) wait for one
+// confirmation, labelled "Apply changes to existing workspace files";
+// files the session created change without asking. Strict asks before
+// every run and writes the workspace directly, .git read-only unless the
+// approval granted it. full_access runs on the host, unsandboxed. Where
+// there is no sandbox (another system, user namespaces refused, the
+// library's "sandbox": "off"), safe asks unless the classifiers prove the
+// run harmless. Results say what the sandbox blocked (sandbox_blocked),
+// which limit a run hit (limit_hit), and what happened to its changes
+// (workspace_changes).
 //
 // Commands and code run in the workspace, in their own process group, with
 // a time limit (the whole group is killed) and output caps that keep the
@@ -38,8 +53,9 @@
 // confirmation is a failed result carrying the operator's reason. The
 // confirmation's source starts with the reasons safe mode asks (as comments)
 // followed by the command or code. Its label is "Run a shell command", "Run
-// Python code", "Run Python script <file>" or "Write file <file>": an
-// "always" answer covers that label for the session.
+// Python code", "Run Python script <file>", "Write file <file>" or "Apply
+// changes to existing workspace files": an "always" answer covers that
+// label for the session.
 //
 // Arguments are coerced as SPEC §7 says before validation ("50" for an
 // integer is 50), since LLMs often send numbers as strings.

@@ -11,11 +11,13 @@ import (
 	"net/http"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/lcptools/lcp/builtin/workspace"
 	"github.com/lcptools/lcp/native"
+	"github.com/lcptools/lcp/sandbox"
 	"github.com/lcptools/lcp/tool"
 )
 
@@ -125,15 +127,22 @@ func pathError(err error) string {
 // configuration it runs), full_access never.
 func approveWrite(ctx context.Context, ws *workspace.Workspace, verb, name string, content string) (string, error) {
 	rel := ws.Display(name)
-	inGit := false
-	for _, part := range strings.Split(rel, "/") {
-		if part == ".git" {
-			inGit = true
+	// Judged where the write lands: a link named "hooks" may lead into
+	// .git/hooks.
+	landing := rel
+	if r, err := ws.Resolve(name); err == nil {
+		landing = filepath.ToSlash(r)
+	}
+	vcs := ""
+	for _, part := range strings.Split(landing, "/") {
+		if slices.Contains(sandbox.VCSDirs, part) && vcs == "" {
+			vcs = part
 		}
 	}
+	inGit := vcs != ""
 	var why []string
 	if inGit {
-		why = []string{"the file is inside .git, where git keeps hooks and configuration that it runs"}
+		why = []string{"the file lands inside " + vcs + ", where version control keeps hooks and configuration that it runs"}
 	}
 	preview := content
 	if len(preview) > 400 {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/lcptools/lcp/autonomy"
@@ -16,6 +17,7 @@ import (
 	"github.com/lcptools/lcp/builtin/shell"
 	"github.com/lcptools/lcp/builtin/workspace"
 	"github.com/lcptools/lcp/native"
+	"github.com/lcptools/lcp/sandbox"
 	"github.com/lcptools/lcp/tool"
 )
 
@@ -26,7 +28,7 @@ func (b *lib) shellTools() ([]*native.Tool, error) {
 	t, err := newTool(shellLib, "tool_execute_shell_command", shellDescription(nil),
 		`{"type": "object", "properties": {
   "command": {"type": "string", "description": "The shell command to run in the workspace (bash syntax)."},
-  "timeout": {"type": "number", "description": "Time limit in seconds; omit for the default."}},
+  "timeout": {"type": "number", "description": "Time limit in seconds; omit for the default."},`+escalationSchema+`},
  "required": ["command"]}`, confirmOnly, b.runShell)
 	if err != nil {
 		return nil, err
@@ -38,7 +40,7 @@ func (b *lib) pythonTools() ([]*native.Tool, error) {
 	code, err := newTool(pythonLib, "tool_execute_python_code", pythonDescription(nil, false),
 		`{"type": "object", "properties": {
   "code": {"type": "string", "description": "The Python code to run; print what you want to see."},
-  "timeout": {"type": "number", "description": "Time limit in seconds; omit for the default."}},
+  "timeout": {"type": "number", "description": "Time limit in seconds; omit for the default."},`+escalationSchema+`},
  "required": ["code"]}`, confirmOnly, b.runPythonCode)
 	if err != nil {
 		return nil, err
@@ -47,7 +49,7 @@ func (b *lib) pythonTools() ([]*native.Tool, error) {
 		`{"type": "object", "properties": {
   "file_name": {"type": "string", "description": "Path of the Python script, relative to the workspace."},
   "args": {"type": "array", "items": {"type": "string"}, "description": "Command-line arguments for the script, one string each (sys.argv[1:]).", "default": []},
-  "timeout": {"type": "number", "description": "Time limit in seconds; omit for the default."}},
+  "timeout": {"type": "number", "description": "Time limit in seconds; omit for the default."},`+escalationSchema+`},
  "required": ["file_name"]}`, confirmOnly, b.runPythonFile)
 	if err != nil {
 		return nil, err
@@ -69,12 +71,16 @@ func limitsText(cfg map[string]any) string {
 func shellDescription(cfg map[string]any) string {
 	sh, _ := shell.Program("")
 	var level string
-	switch autonomy.FromConfig(cfg) {
-	case autonomy.FullAccess:
+	switch {
+	case autonomy.FromConfig(cfg) == autonomy.FullAccess:
 		level = "full_access: commands run without approval."
-	case autonomy.Safe:
-		level = "safe: read-only commands (ls, cat, grep, find, git status/log/diff, ...) and writes inside the workspace run directly; " +
-			"commands that delete files, write outside the workspace, use the network, start shells or interpreters, or escalate privileges wait for the operator's approval."
+	case sandboxOn(cfg) && autonomy.FromConfig(cfg) == autonomy.Safe:
+		level = "safe: commands run directly in a sandbox: " + sandboxText
+	case autonomy.FromConfig(cfg) == autonomy.Safe:
+		level = "safe: read-only commands (ls, cat, grep, find, git status/log/diff, ...) and new files inside the workspace run directly; " +
+			"commands that delete or overwrite files, write outside the workspace, use the network, start shells or interpreters, or escalate privileges wait for the operator's approval."
+	case sandboxOn(cfg):
+		level = "strict: the operator approves every command before it runs, in a sandbox where the workspace is writable (not .git), the system read-only, the home folder hidden and the network off unless approved."
 	default:
 		level = "strict: the operator approves every command before it runs."
 	}
@@ -89,20 +95,30 @@ func pythonDescription(cfg map[string]any, file bool) string {
 		what = "Runs a Python script of the workspace with command-line arguments and returns what it prints (stdout, stderr) and its return_code."
 	}
 	var level string
-	switch autonomy.FromConfig(cfg) {
-	case autonomy.FullAccess:
+	switch {
+	case autonomy.FromConfig(cfg) == autonomy.FullAccess:
 		level = "full_access: code runs without approval."
-	case autonomy.Safe:
-		level = "safe: code runs directly unless it starts processes or shells (subprocess, os.system, multiprocessing, ...), which waits for the operator's approval."
+	case sandboxOn(cfg) && autonomy.FromConfig(cfg) == autonomy.Safe:
+		level = "safe: code runs directly in a sandbox: " + sandboxText
+	case autonomy.FromConfig(cfg) == autonomy.Safe:
+		level = "safe: code that only reads runs directly; code that writes or deletes files, starts processes or shells (subprocess, os.system, multiprocessing, ...) waits for the operator's approval."
+	case sandboxOn(cfg):
+		level = "strict: the operator approves every run, in a sandbox where the workspace is writable (not .git), the system read-only, the home folder hidden and the network off unless approved."
 	default:
 		level = "strict: the operator approves every run."
 	}
 	return fmt.Sprintf("%s Plots should be saved to files (matplotlib uses the Agg backend). %s Autonomy level %s", what, limitsText(cfg), level)
 }
 
+// sandboxText describes the sandbox of safe mode to the LLM.
+const sandboxText = "the workspace is copy-on-write (new files are kept at once; changes to existing files, deletions and anything under .git wait for the operator's approval after the run), " +
+	"the system is read-only, the home folder is hidden, /tmp is private and there is no network. " +
+	"Set network=true to ask the operator for the network, or unsandboxed=true to ask to run outside the sandbox (writes outside the workspace, system changes)."
+
 type shellArgs struct {
 	Command string   `json:"command"`
 	Timeout *float64 `json:"timeout"`
+	escalation
 }
 
 func (b *lib) runShell(ctx context.Context, in shellArgs) (map[string]any, error) {
@@ -111,22 +127,17 @@ func (b *lib) runShell(ctx context.Context, in shellArgs) (map[string]any, error
 	}
 	dir := b.workspaceDir(ctx)
 	v := shell.Classify(in.Command, &shell.Options{Workspace: dir})
-	risky := v.Decision == shell.Ask
-	if msg, err := approve(ctx, risky, "Run a shell command", in.Command, v.Reasons); err != nil || msg != "" {
-		return failure(msg, map[string]any{"command": in.Command}), err
-	}
-	env := os.Environ()
-	if !risky && call(ctx).Autonomy == autonomy.Safe {
-		env = shell.SafeEnv(env)
-	}
 	prog, args := shell.Program(in.Command)
 	cfg := call(ctx).Config
-	return b.execute(ctx, proc.Spec{Path: prog, Args: args, Dir: dir, Env: env,
-		Timeout: timeLimit(cfg, in.Timeout), MaxOutput: configInt(cfg, "max_output_bytes", DefaultMaxOutput)},
-		"Command", map[string]any{"command": in.Command})
+	return b.run(ctx, &job{what: "Command", label: "Run a shell command", source: in.Command,
+		payload: map[string]any{"command": in.Command},
+		spec: proc.Spec{Path: prog, Args: args, Dir: dir,
+			Timeout: timeLimit(cfg, in.Timeout), MaxOutput: configInt(cfg, "max_output_bytes", DefaultMaxOutput)},
+		reasons: v.Reasons, needs: v.Needs, asked: in.escalation, safeEnv: shell.SafeEnv})
 }
 
-// execute runs a process and shapes its outcome as an LCP result.
+// execute runs a process on the host and shapes its outcome as an LCP
+// result.
 func (b *lib) execute(ctx context.Context, spec proc.Spec, what string, payload map[string]any) (map[string]any, error) {
 	out, err := proc.Run(ctx, spec)
 	if err != nil {
@@ -138,6 +149,11 @@ func (b *lib) execute(ctx context.Context, spec proc.Spec, what string, payload 
 	if out.Canceled {
 		return nil, tool.ContextError(ctx, call(ctx).Tool)
 	}
+	return shape(out, spec, what, payload), nil
+}
+
+// shape turns a process's outcome into an LCP result.
+func shape(out *proc.Outcome, spec proc.Spec, what string, payload map[string]any) map[string]any {
 	res := map[string]any{
 		"stdout":           out.Stdout.Text,
 		"stderr":           out.Stderr.Text,
@@ -172,7 +188,7 @@ func (b *lib) execute(ctx context.Context, spec proc.Spec, what string, payload 
 	default:
 		res["success"] = true
 	}
-	return res, nil
+	return res
 }
 
 // tail is the end of stderr for an error message.
@@ -206,8 +222,10 @@ func (b *lib) python(ctx context.Context) (string, string) {
 	return p, ""
 }
 
-func pythonEnv() []string {
-	env := os.Environ()
+// withPythonEnv adds the settings every Python run gets unless the
+// environment has its own.
+func withPythonEnv(env []string) []string {
+	env = slices.Clone(env)
 	set := func(k, v string) {
 		for _, kv := range env {
 			if strings.HasPrefix(kv, k+"=") {
@@ -243,6 +261,7 @@ func moduleFinder(ws *workspace.Workspace, dirs ...string) func(string) ([]byte,
 type pyCodeArgs struct {
 	Code    string   `json:"code"`
 	Timeout *float64 `json:"timeout"`
+	escalation
 }
 
 func (b *lib) runPythonCode(ctx context.Context, in pyCodeArgs) (map[string]any, error) {
@@ -258,21 +277,22 @@ func (b *lib) runPythonCode(ctx context.Context, in pyCodeArgs) (map[string]any,
 	if err != nil {
 		return failure(err.Error(), nil), nil
 	}
-	v := pyrisk.Classify(in.Code, &pyrisk.Options{Module: moduleFinder(ws, ".")})
+	v := pyrisk.Classify(in.Code, &pyrisk.Options{Module: moduleFinder(ws, "."), Workspace: ws.Dir()})
 	ws.Close()
-	if msg, err := approve(ctx, v.Risky, "Run Python code", in.Code, v.Reasons); err != nil || msg != "" {
-		return failure(msg, nil), err
-	}
 	cfg := call(ctx).Config
-	return b.execute(ctx, proc.Spec{Path: interp, Args: []string{"-"}, Stdin: strings.NewReader(in.Code), Dir: dir, Env: pythonEnv(),
-		Timeout: timeLimit(cfg, in.Timeout), MaxOutput: configInt(cfg, "max_output_bytes", DefaultMaxOutput)},
-		"Python", nil)
+	j := &job{what: "Python", label: "Run Python code", source: in.Code,
+		spec: proc.Spec{Path: interp, Args: []string{"-"}, Stdin: strings.NewReader(in.Code), Dir: dir,
+			Timeout: timeLimit(cfg, in.Timeout), MaxOutput: configInt(cfg, "max_output_bytes", DefaultMaxOutput)},
+		asked: in.escalation}
+	b.pythonJob(ctx, j, interp, v)
+	return b.run(ctx, j)
 }
 
 type pyFileArgs struct {
 	FileName string   `json:"file_name"`
 	Args     []string `json:"args"`
 	Timeout  *float64 `json:"timeout"`
+	escalation
 }
 
 func (b *lib) runPythonFile(ctx context.Context, in pyFileArgs) (map[string]any, error) {
@@ -292,26 +312,43 @@ func (b *lib) runPythonFile(ctx context.Context, in pyFileArgs) (map[string]any,
 	}
 	shown := ws.Display(in.FileName)
 	payload := map[string]any{"file_name": shown}
-	var risky bool
-	var why []string
+	var v pyrisk.Verdict
 	src, err := ws.ReadFile(rel, maxScript)
 	switch {
 	case errors.Is(err, workspace.ErrTooLarge):
-		risky, why = true, []string{fmt.Sprintf("the script is larger than %d bytes and is not judged", maxScript)}
+		v = pyrisk.Verdict{Risky: true, Reasons: []string{fmt.Sprintf("the script is larger than %d bytes and is not judged", maxScript)}}
 	case err != nil:
 		return failure(pathError(err), payload), nil
 	default:
-		v := pyrisk.Classify(string(src), &pyrisk.Options{Module: moduleFinder(ws, filepath.Dir(rel), ".")})
-		risky, why = v.Risky, v.Reasons
+		v = pyrisk.Classify(string(src), &pyrisk.Options{Module: moduleFinder(ws, filepath.Dir(rel), "."), Workspace: ws.Dir()})
 	}
 	argv := append([]string{filepath.Base(interp), shown}, in.Args...)
-	source := strings.Join(argv, " ") + "\n\n" + string(src)
-	if msg, err := approve(ctx, risky, "Run Python script "+shown, source, why); err != nil || msg != "" {
-		return failure(msg, payload), err
-	}
 	cfg := call(ctx).Config
 	abs := filepath.Join(ws.Dir(), rel)
-	return b.execute(ctx, proc.Spec{Path: interp, Args: append([]string{abs}, in.Args...), Dir: dir, Env: pythonEnv(),
-		Timeout: timeLimit(cfg, in.Timeout), MaxOutput: configInt(cfg, "max_output_bytes", DefaultMaxOutput)},
-		"Python", payload)
+	j := &job{what: "Python", label: "Run Python script " + shown, source: strings.Join(argv, " ") + "\n\n" + string(src),
+		payload: payload,
+		spec: proc.Spec{Path: interp, Args: append([]string{abs}, in.Args...), Dir: dir,
+			Timeout: timeLimit(cfg, in.Timeout), MaxOutput: configInt(cfg, "max_output_bytes", DefaultMaxOutput)},
+		asked: in.escalation}
+	b.pythonJob(ctx, j, interp, v)
+	return b.run(ctx, j)
+}
+
+// pythonJob completes a Python job: the classifier's verdict, and what the
+// sandbox needs to run the interpreter (its real program and prefix, not
+// a shim in the hidden home folder).
+func (b *lib) pythonJob(ctx context.Context, j *job, interp string, v pyrisk.Verdict) {
+	// Without a sandbox, safe mode asks before anything not proven
+	// harmless: code that writes files, reads credentials or uses the
+	// network too.
+	j.reasons, j.needs = slices.Concat(v.Reasons, v.Writes, v.Reads), v.Needs
+	for _, p := range v.Needs {
+		j.reasons = append(j.reasons, p.Reason)
+	}
+	j.hostEnv = func() []string { return withPythonEnv(os.Environ()) }
+	j.extraEnv = []string{"MPLBACKEND=Agg", "PYTHONUNBUFFERED=1", "PYTHONIOENCODING=utf-8"}
+	j.safeEnv = shell.SafeEnv
+	if sandboxOn(call(ctx).Config) {
+		j.program, j.readPaths = sandbox.Python(interp)
+	}
 }

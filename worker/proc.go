@@ -158,7 +158,16 @@ func (p *Pool) spawn(g *group, s *slot) (*proc, error) {
 		ExtraFiles:  []*os.File{reqR, repW, stW},
 		SysProcAttr: sysProcAttr(),
 	}
-	if err := startCmd(cmd); err != nil {
+	started := func() {}
+	if p.opts.Wrap != nil {
+		if started, err = p.opts.Wrap(cmd, g.lib, g.workspace); err != nil {
+			closeAll()
+			return nil, fmt.Errorf("worker: prepare the worker of %s: %w", g.lib.Path, err)
+		}
+	}
+	err = startCmd(cmd)
+	started()
+	if err != nil {
 		closeAll()
 		return nil, &InterpreterError{Python: python, Err: err}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"os/exec"
 	"time"
 )
 
@@ -59,6 +60,14 @@ type Options struct {
 	// module state goes with it; the next call starts a fresh worker without
 	// reporting a reset). 0 keeps workers until Close or Release.
 	IdleTimeout time.Duration
+
+	// Wrap, when set, may rewrite the command of a worker process right
+	// before it starts, for the library lib in workspace (to run it in a
+	// sandbox, say). The command's pipes are in ExtraFiles and its working
+	// directory is the workspace; both must reach the interpreter. The
+	// function Wrap returns is called once the process has started or
+	// failed to. An error means the worker does not start.
+	Wrap func(cmd *exec.Cmd, lib Library, workspace string) (started func(), err error)
 }
 
 // Library identifies one tool library. Path is its identity: two libraries

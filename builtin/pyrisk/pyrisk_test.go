@@ -123,6 +123,42 @@ func FuzzClassify(f *testing.F) {
 	})
 }
 
+func TestNeedsAndWrites(t *testing.T) {
+	tests := []struct {
+		code   string
+		needs  string // kinds and paths of Needs, joined
+		writes bool
+	}{
+		{"import requests\nrequests.get('https://example.com')", "network", false},
+		{"import pandas as pd\npd.read_csv('https://example.com/d.csv')", "network", false},
+		{"import socket\nsocket.create_connection(('example.com', 80))", "network", false},
+		{"print('https://example.com')", "", false},
+		{"open('/etc/x', 'w').write('y')", "write:/etc/x", true},
+		{"open('/ws/a.txt', 'w').write('y')", "", true},
+		{"open('/tmp/a', 'w')", "", true},
+		{"print(open('a.txt').read())", "", false},
+		{"import pandas as pd\npd.DataFrame().to_csv('out.csv')", "", true},
+		{"import os\nos.remove('x')", "", true},
+		{"from pathlib import Path\nPath('/home/u/.bashrc').write_text('x')", "write:/home/u/.bashrc", true},
+		{"import shutil\nshutil.copy('a', '/usr/local/bin/a')", "write:/usr/local/bin/a", true},
+		{"f = open(name, mode)", "", true},
+	}
+	for _, tt := range tests {
+		v := Classify(tt.code, &Options{Workspace: "/ws"})
+		var needs []string
+		for _, n := range v.Needs {
+			s := string(n.Kind)
+			if n.Path != "" {
+				s += ":" + n.Path
+			}
+			needs = append(needs, s)
+		}
+		if got := strings.Join(needs, " "); got != tt.needs || (len(v.Writes) > 0) != tt.writes {
+			t.Errorf("Classify(%q): needs %q writes %q, want %q and writes=%v", tt.code, got, v.Writes, tt.needs, tt.writes)
+		}
+	}
+}
+
 // TestReason: the per-path judgement agrees with Classify's reasons.
 func TestReason(t *testing.T) {
 	for _, c := range []struct{ path, want string }{

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/lcptools/lcp/sandbox"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -39,6 +40,12 @@ type Verdict struct {
 	// Reasons say, one per finding, why the command needs approval; they
 	// are written for the operator. Empty when Decision is Run.
 	Reasons []string
+	// Needs are the permissions beyond a sandbox that the command appears
+	// to need (the network, writes outside the workspace, the host
+	// itself, writes into .git), each with its reason: inside the
+	// sandbox, safe mode asks only for these. A subset of what Reasons
+	// say.
+	Needs []sandbox.Permission
 }
 
 // Options configure Classify.
@@ -92,7 +99,7 @@ func Classify(command string, opts *Options) (v Verdict) {
 	if c.more > 0 {
 		c.reasons = append(c.reasons, fmt.Sprintf("... and %d more findings", c.more))
 	}
-	return Verdict{Decision: Ask, Reasons: c.reasons}
+	return Verdict{Decision: Ask, Reasons: c.reasons, Needs: c.needs}
 }
 
 type classifier struct {
@@ -102,6 +109,8 @@ type classifier struct {
 	reasons  []string
 	more     int // findings beyond maxReasons
 	seen     map[string]bool
+	needs    []sandbox.Permission
+	gitRisk  *string // gitConfigRisk, once read
 }
 
 // maxReasons bounds the reasons shown to the operator.
@@ -122,6 +131,36 @@ func (c *classifier) ask(n syntax.Node, format string, args ...any) {
 	} else {
 		c.more++
 	}
+}
+
+// need records a reason that is also a permission beyond the sandbox.
+func (c *classifier) need(n syntax.Node, kind sandbox.PermissionKind, path, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if n != nil {
+		msg = fmt.Sprintf("`%s`: %s", c.snippet(n), msg)
+	}
+	c.ask(nil, "%s", msg)
+	for _, p := range c.needs {
+		if p.Kind == kind && p.Path == path {
+			return
+		}
+	}
+	if len(c.needs) < maxReasons {
+		c.needs = append(c.needs, sandbox.Permission{Kind: kind, Path: path, Reason: msg})
+	}
+}
+
+// judged records the verdict of a judge: a reason, and the permission
+// it implies, if any.
+func (c *classifier) judged(n syntax.Node, j judgement) {
+	if j.why == "" {
+		return
+	}
+	if j.perm == "" {
+		c.ask(n, "%s", j.why)
+		return
+	}
+	c.need(n, j.perm, j.path, "%s", j.why)
 }
 
 // snippet is the source text of n on one line, shortened.
@@ -188,6 +227,11 @@ func (c *classifier) visit(n syntax.Node) bool {
 		c.param(n)
 	case *syntax.TestClause:
 		c.test(n.X)
+	case *syntax.WordIter:
+		// for NAME in ...; select NAME in ...: an assignment.
+		if n.Name != nil {
+			c.assign(n, n.Name.Value)
+		}
 	case *syntax.CoprocClause:
 		c.ask(n, "coprocesses are not judged")
 	case *syntax.TestDecl:
@@ -210,16 +254,17 @@ func (c *classifier) redirect(r *syntax.Redirect) {
 		c.ask(r, "the file descriptor variable has a subscript")
 	}
 	switch r.Op {
-	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob,
-		syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob, syntax.RdrInOut:
-		c.writeTarget(r, r.Word)
+	case syntax.AppOut, syntax.AppClob, syntax.AppAll, syntax.AppAllClob:
+		c.writeTarget(r, r.Word, false)
+	case syntax.RdrOut, syntax.RdrClob, syntax.RdrAll, syntax.RdrAllClob, syntax.RdrInOut:
+		c.writeTarget(r, r.Word, true)
 	case syntax.DplOut, syntax.DplIn:
 		w := analyze(r.Word)
 		if w.static && (w.text == "-" || isDigits(strings.TrimSuffix(w.text, "-"))) {
 			return // duplicating or closing a descriptor
 		}
 		if r.Op == syntax.DplOut {
-			c.writeTarget(r, r.Word) // >&file is &>file
+			c.writeTarget(r, r.Word, true) // >&file is &>file
 		} else {
 			c.readTarget(r, r.Word)
 		}
@@ -232,16 +277,22 @@ func (c *classifier) redirect(r *syntax.Redirect) {
 	}
 }
 
-// writeTarget judges a word naming a file that is written.
-func (c *classifier) writeTarget(n syntax.Node, w *syntax.Word) {
+// writeTarget judges a word naming a file that is written; replace says
+// that an existing file loses its content (>, tee, cp), as opposed to
+// growing (>>) or being created.
+func (c *classifier) writeTarget(n syntax.Node, w *syntax.Word, replace bool) {
 	a := analyze(w)
+	if procPath(a.text) {
+		c.ask(n, "writes through /proc into another process's files")
+		return
+	}
 	p := a.text
 	switch {
 	case a.static:
 	case a.tilde && !a.splits && !strings.ContainsAny(a.text[1:], "*?[{"):
 		e, ok := c.paths.expandTilde(a.text)
 		if !ok {
-			c.ask(n, "writes to a path under another user's home")
+			c.need(n, sandbox.Unsandboxed, "", "writes to a path under another user's home")
 			return
 		}
 		p = e
@@ -249,9 +300,7 @@ func (c *classifier) writeTarget(n syntax.Node, w *syntax.Word) {
 		c.ask(n, "writes to a path computed at run time")
 		return
 	}
-	if why := c.paths.writeVerdict(p, c.cwdMoved); why != "" {
-		c.ask(n, "%s", why)
-	}
+	c.judged(n, c.paths.writeVerdict(p, c.cwdMoved, replace))
 }
 
 // readTarget judges a word naming a file that is read by a redirection.
@@ -264,7 +313,11 @@ func (c *classifier) readTarget(n syntax.Node, w *syntax.Word) {
 		return
 	}
 	if strings.HasPrefix(a.text, "/dev/tcp/") || strings.HasPrefix(a.text, "/dev/udp/") {
-		c.ask(n, "opens a network connection through %s", a.text)
+		c.need(n, sandbox.Network, "", "opens a network connection through %s", a.text)
+		return
+	}
+	if procPath(a.text) {
+		c.ask(n, "reads another process's files through /proc")
 		return
 	}
 	if c.paths.sensitiveRead(a.text) {
@@ -274,7 +327,9 @@ func (c *classifier) readTarget(n syntax.Node, w *syntax.Word) {
 
 func (c *classifier) call(n *syntax.CallExpr) {
 	for _, as := range n.Assigns {
-		if as.Name != nil {
+		// IFS before a command changes only how that command (read)
+		// splits: the command's own words were split before.
+		if as.Name != nil && !(as.Name.Value == "IFS" && len(n.Args) > 0) {
 			c.assign(as, as.Name.Value)
 		}
 	}
@@ -292,7 +347,10 @@ func (c *classifier) argv(n syntax.Node, words []*syntax.Word) {
 	}
 	for _, w := range words[1:] {
 		a := analyze(w)
-		if c.paths.sensitiveRead(a.text) {
+		switch {
+		case procPath(a.text):
+			c.ask(n, "reaches another process's files through /proc (%s)", a.text)
+		case c.paths.sensitiveRead(a.text):
 			c.ask(n, "reads credentials (%s)", a.text)
 		}
 	}
@@ -315,7 +373,7 @@ func (c *classifier) argv(n syntax.Node, words []*syntax.Word) {
 	}
 	check, ok := allowList[name]
 	if !ok {
-		c.ask(n, "%s", unknownReason(name))
+		c.judged(n, unknownReason(name, words[1:]))
 		return
 	}
 	check(c, n, name, words[1:])
@@ -429,6 +487,9 @@ func (c *classifier) param(p *syntax.ParamExp) {
 	}
 	if p.Flags != nil || p.NestedParam != nil {
 		c.ask(p, "zsh expansions are not judged")
+	}
+	if p.Exp != nil && p.Param != nil && (p.Exp.Op == syntax.AssignUnset || p.Exp.Op == syntax.AssignUnsetOrNull) {
+		c.assign(p, p.Param.Value) // ${NAME:=value} assigns
 	}
 }
 

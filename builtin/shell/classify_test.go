@@ -62,6 +62,11 @@ func testWorkspace(t *testing.T) (ws, home string) {
 	if err := os.Symlink(tmp, filepath.Join(ws, "out")); err != nil {
 		t.Fatal(err)
 	}
+	for _, f := range []string{"existing.txt", "src/notes.txt"} {
+		if err := os.WriteFile(filepath.Join(ws, f), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return ws, home
 }
 

@@ -3,8 +3,10 @@ package shell
 import (
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/lcptools/lcp/sandbox"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -29,8 +31,8 @@ func init() {
 		"printf": checkPrintf, "read": checkRead, "test": checkTest, "[": checkTest, "set": checkSet, "wait": checkWait,
 		// Reading and listing files.
 		"ls": plain, "dir": plain, "vdir": plain, "cat": plain, "tac": plain, "head": plain, "tail": plain,
-		"wc": plain, "nl": plain, "grep": plain, "egrep": plain, "fgrep": plain,
-		"zcat": plain, "bzcat": plain, "xzcat": plain, "zgrep": plain,
+		"wc": plain, "nl": plain, "grep": checkGrep, "egrep": checkGrep, "fgrep": checkGrep,
+		"zcat": plain, "bzcat": plain, "xzcat": plain, "zgrep": checkGrep,
 		"stat": plain, "du": plain, "df": plain, "basename": plain, "dirname": plain,
 		"realpath": plain, "readlink": plain, "diff": plain, "cmp": plain, "comm": plain,
 		"od": plain, "hexdump": plain, "strings": plain, "jq": plain,
@@ -91,11 +93,12 @@ var categories = map[string][]string{
 	"runs commands that are not judged": {"eval", "exec", "source", ".", "parallel", "watch",
 		"setsid", "script", "expect", "trap", "alias", "builtin", "enable", "coproc", "fc", "bind"},
 	"deletes files": {"rm", "rmdir", "shred", "unlink", "truncate", "srm", "wipe"},
-	"changes the system or other processes": {"chmod", "chown", "chgrp", "chattr", "mount", "umount", "kill",
-		"pkill", "killall", "shutdown", "reboot", "halt", "poweroff", "systemctl", "service", "crontab", "at",
-		"batch", "useradd", "userdel", "usermod", "passwd", "apt", "apt-get", "yum", "dnf", "pacman", "apk",
-		"brew", "snap", "flatpak", "docker", "podman", "kubectl", "iptables", "ufw", "sysctl", "ln", "dd",
-		"mkfs", "fdisk", "install"},
+	"changes files or other processes": {"chmod", "chown", "chgrp", "chattr", "kill", "pkill", "killall",
+		"ln", "dd", "install", "patch", "tar", "unzip", "gzip", "gunzip", "bzip2", "xz", "zip", "split", "csplit"},
+	"changes the system": {"mount", "umount", "shutdown", "reboot", "halt", "poweroff", "systemctl", "service",
+		"crontab", "at", "batch", "useradd", "userdel", "usermod", "groupadd", "passwd", "apt", "apt-get", "dpkg",
+		"yum", "dnf", "pacman", "apk", "brew", "snap", "flatpak", "docker", "podman", "kubectl", "iptables", "ufw",
+		"sysctl", "mkfs", "fdisk", "modprobe", "insmod", "rmmod", "losetup", "swapon", "swapoff", "update-alternatives"},
 	"changes shell state in ways that are not judged": {"ulimit", "umask", "shopt", "unset", "mapfile",
 		"readarray", "hash", "declare", "local", "export", "let", "typeset", "readonly", "getopts", "disown"},
 }
@@ -114,14 +117,74 @@ func init() {
 	}
 }
 
-func unknownReason(name string) string {
-	if why, ok := categoryOf[name]; ok {
-		return name + " " + why
+// hostCategories are the categories of commands that need the host
+// itself: a sandbox (no privileges, no devices, no services) cannot give
+// them what they want.
+var hostCategories = map[string]bool{"escalates privileges": true, "changes the system": true}
+
+// unknownReason says why a command off the allow-list asks, and which
+// permission beyond a sandbox it needs, if any.
+func unknownReason(name string, args []*syntax.Word) judgement {
+	why, ok := categoryOf[name]
+	switch {
+	case ok && why == "uses the network":
+		return judgement{why: name + " " + why, perm: sandbox.Network}
+	case ok && hostCategories[why]:
+		return judgement{why: name + " " + why, perm: sandbox.Unsandboxed}
+	case ok:
+		if fetches(name, args) {
+			return judgement{why: name + " " + why + " and downloads packages", perm: sandbox.Network}
+		}
+		return judgement{why: name + " " + why}
+	case pythonName.MatchString(name):
+		if fetches(name, args) {
+			return judgement{why: name + " installs packages from the network", perm: sandbox.Network}
+		}
+		return judgement{why: name + " runs an interpreter on code that is not judged"}
 	}
-	if pythonName.MatchString(name) {
-		return name + " runs an interpreter on code that is not judged"
+	return judgement{why: name + " is not on the read-only allow-list"}
+}
+
+// installers are the subcommands of package managers that download.
+var installers = map[string][]string{
+	"npm": {"install", "i", "ci", "add", "update", "upgrade", "exec", "x", "init", "create", "publish", "audit", "outdated", "view", "info"},
+	"npx": nil, "pnpm": {"install", "i", "add", "update", "up", "dlx", "create"}, "yarn": {"install", "add", "upgrade", "dlx", "create"},
+	"go": {"get", "install", "download"}, "cargo": {"install", "fetch", "update", "search", "publish"},
+	"gem": {"install", "update", "fetch"}, "bundle": {"install", "update"}, "composer": {"install", "update", "require"},
+	"pipx": {"install", "run", "upgrade"}, "uvx": nil, "uv": {"pip", "add", "sync", "tool", "run"},
+	"poetry": {"install", "add", "update", "lock"}, "mvn": nil, "gradle": nil,
+}
+
+// fetches reports whether a package manager's command line downloads
+// (npm install, pip install, go get, go mod download...).
+func fetches(name string, args []*syntax.Word) bool {
+	subs, ok := installers[name]
+	if pythonName.MatchString(name) && strings.HasPrefix(name, "pip") {
+		subs, ok = []string{"install", "download", "wheel", "search", "index"}, true
 	}
-	return name + " is not on the read-only allow-list"
+	if !ok {
+		return false
+	}
+	if subs == nil {
+		return true
+	}
+	for _, w := range args {
+		a := analyze(w)
+		if !a.static {
+			continue
+		}
+		if name == "go" && a.text == "mod" {
+			continue
+		}
+		if strings.HasPrefix(a.text, "-") {
+			if pythonName.MatchString(name) && a.text == "-m" {
+				continue
+			}
+			continue
+		}
+		return slices.Contains(subs, a.text)
+	}
+	return false
 }
 
 // versionProbe accepts "<toolchain> --version" (and "go version"): asking
@@ -155,10 +218,12 @@ func riskyVariable(name string) string {
 	case "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "BASH_LOADABLES_PATH":
 		return "which changes how shells start"
 	case "PAGER", "MANPAGER", "EDITOR", "VISUAL", "LESSOPEN", "LESSCLOSE", "RIPGREP_CONFIG_PATH",
-		"GCONV_PATH", "LOCPATH", "NLSPATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS":
+		"GCONV_PATH", "LOCPATH", "NLSPATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "BROWSER", "SHELL",
+		"SSH_ASKPASS", "SUDO_ASKPASS", "CURL_HOME", "WGETRC", "AWKPATH", "AWKLIBPATH", "TAR_OPTIONS",
+		"GOFLAGS", "ZDOTDIR", "INPUTRC", "GNUPGHOME", "TERMINFO":
 		return "which makes programs run or load other code"
 	}
-	for _, p := range []string{"LD_", "DYLD_", "GIT_", "PYTHON", "NODE_", "PERL", "RUBY", "BASH_FUNC_"} {
+	for _, p := range []string{"LD_", "DYLD_", "GIT_", "PYTHON", "NODE_", "PERL", "RUBY", "BASH_FUNC_", "XDG_"} {
 		if strings.HasPrefix(name, p) {
 			return "which makes programs run or load other code"
 		}
@@ -171,24 +236,33 @@ func riskyVariable(name string) string {
 
 var validName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// writeArg judges an option value or operand that names a written file.
-func (c *classifier) writeArg(n syntax.Node, a arg) {
+// writeArg judges an option value or operand that names a file written
+// from its start (an existing one loses its content).
+func (c *classifier) writeArg(n syntax.Node, a arg) { c.writeArgAs(n, a, true) }
+
+// createArg judges an operand that names a file or folder created, or
+// touched (mkdir, touch): an existing one loses nothing.
+func (c *classifier) createArg(n syntax.Node, a arg) { c.writeArgAs(n, a, false) }
+
+func (c *classifier) writeArgAs(n syntax.Node, a arg, replace bool) {
 	if a.word != nil {
-		c.writeTarget(n, a.word)
+		c.writeTarget(n, a.word, replace)
+		return
+	}
+	if procPath(a.value) {
+		c.ask(n, "writes through /proc into another process's files")
 		return
 	}
 	p := a.value
 	if strings.HasPrefix(p, "~") {
 		e, ok := c.paths.expandTilde(p)
 		if !ok {
-			c.ask(n, "writes to a path under another user's home")
+			c.need(n, sandbox.Unsandboxed, "", "writes to a path under another user's home")
 			return
 		}
 		p = e
 	}
-	if why := c.paths.writeVerdict(p, c.cwdMoved); why != "" {
-		c.ask(n, "%s", why)
-	}
+	c.judged(n, c.paths.writeVerdict(p, c.cwdMoved, replace))
 }
 
 func checkPrintf(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
@@ -213,10 +287,14 @@ func checkRead(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 		return
 	}
 	for _, a := range scanned {
-		if (a.opt == "" || a.isOpt("-a")) && (!a.static || !validName.MatchString(a.value)) {
+		if a.opt != "" && !a.isOpt("-a") {
+			continue
+		}
+		if !a.static || !validName.MatchString(a.value) {
 			c.ask(n, "read into `%s`, which is not a plain variable name", a.value)
 			return
 		}
+		c.assign(n, a.value) // read PS4, read PATH: assignments
 	}
 }
 
@@ -357,6 +435,37 @@ func checkFile(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 	}
 }
 
+// checkGrep asks when grep searches the home folder (or a folder above
+// it) recursively: the lines it prints would carry credentials to the
+// LLM.
+func checkGrep(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
+	scanned, ok := c.scan(n, name, args, optSpec{short: "efmABCdD", long: []string{"regexp", "file", "max-count",
+		"after-context", "before-context", "context", "directories", "devices", "include", "exclude", "exclude-dir",
+		"exclude-from", "label", "color", "colour", "binary-files"}})
+	if !ok {
+		return
+	}
+	recursive, pattern := false, false
+	for _, a := range scanned {
+		switch {
+		case a.isOpt("-r", "-R") || a.long("recursive", "dereference-recursive") || (a.isOpt("-d") || a.long("directories")) && a.value == "recurse":
+			recursive = true
+		case a.isOpt("-e", "-f") || a.long("regexp", "file"):
+			pattern = true
+		}
+	}
+	ops := operands(scanned)
+	if !pattern && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	for _, f := range ops {
+		if recursive && c.paths.homeOrAbove(f.value) {
+			c.ask(n, "%s searches the home folder recursively, where credentials live (%s)", name, f.value)
+			return
+		}
+	}
+}
+
 func checkRg(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 	scanned, ok := c.scan(n, name, args, optSpec{short: "efgtTmABCEjMrd", long: []string{"regexp", "file", "glob", "iglob",
 		"type", "type-not", "max-count", "after-context", "before-context", "context", "encoding", "threads",
@@ -364,9 +473,21 @@ func checkRg(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 	if !ok {
 		return
 	}
+	pattern := false
 	for _, a := range scanned {
 		if a.long("pre", "pre-glob", "hostname-bin") {
 			c.ask(n, "rg %s runs another program", a.opt)
+		}
+		pattern = pattern || a.isOpt("-e", "-f") || a.long("regexp", "file")
+	}
+	ops := operands(scanned)
+	if !pattern && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	for _, f := range ops {
+		if c.paths.homeOrAbove(f.value) {
+			c.ask(n, "rg searches the home folder, where credentials live (%s)", f.value)
+			return
 		}
 	}
 }
@@ -401,7 +522,9 @@ func checkSort(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 }
 
 func checkUniq(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
-	scanned, ok := c.scan(n, name, args, optSpec{short: "fsw", long: []string{"skip-fields", "skip-chars", "check-chars", "group", "all-repeated"}})
+	// --group and --all-repeated take their method only after '=':
+	// "uniq --group IN OUT" still writes OUT.
+	scanned, ok := c.scan(n, name, args, optSpec{short: "fsw", long: []string{"skip-fields", "skip-chars", "check-chars"}})
 	if !ok {
 		return
 	}
@@ -422,8 +545,13 @@ func checkShuf(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 	}
 }
 
-// checkXxd: xxd parses its own options (-c8, -c 8, -cols 8); a second
-// operand is an output file.
+// xxdValued are xxd's options that take a value: attached (-c8) or the
+// next word, whatever it looks like (xxd reads it as a number anyway).
+var xxdValued = []string{"-c", "-cols", "-g", "-groupsize", "-l", "-len", "-n", "-name", "-o", "-offset", "-s", "-seek", "-R"}
+
+// checkXxd judges xxd as xxd parses its arguments: options are matched by
+// prefix, a valued option takes the next word unless its value is
+// attached, and a second operand is an output file.
 func checkXxd(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 	var ops []*syntax.Word
 	for i := 0; i < len(args); i++ {
@@ -432,18 +560,24 @@ func checkXxd(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 			c.ask(n, "argument `%s` of xxd is expanded at run time", c.snippet(args[i]))
 			return
 		}
-		if a.static && len(a.text) > 1 && a.text[0] == '-' {
-			if strings.ContainsRune("cglnosR", rune(a.text[1])) && i+1 < len(args) {
-				if next := analyze(args[i+1]); next.static && (isNumber(strings.TrimLeft(next.text, "+-")) || a.text[1] == 'n' || a.text[1] == 'R') {
-					i++
+		t := a.text
+		switch {
+		case !a.static || t == "-" || !strings.HasPrefix(t, "-"):
+			ops = append(ops, args[i])
+		case t == "--":
+			ops = append(ops, args[i+1:]...)
+			i = len(args)
+		default:
+			for _, v := range xxdValued {
+				if t == v {
+					i++ // the value is the next word
+					break
 				}
 			}
-			continue
 		}
-		ops = append(ops, args[i])
 	}
 	if len(ops) >= 2 {
-		c.writeTarget(n, ops[1])
+		c.writeTarget(n, ops[1], true)
 	}
 }
 
@@ -480,8 +614,9 @@ func checkTee(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 	if !ok {
 		return
 	}
+	appending := slices.ContainsFunc(scanned, func(a arg) bool { return a.isOpt("-a") || a.long("append") })
 	for _, a := range operands(scanned) {
-		c.writeArg(n, a)
+		c.writeArgAs(n, a, !appending)
 	}
 }
 
@@ -491,7 +626,7 @@ func checkMkdir(c *classifier, n syntax.Node, name string, args []*syntax.Word) 
 		return
 	}
 	for _, a := range operands(scanned) {
-		c.writeArg(n, a)
+		c.createArg(n, a)
 	}
 }
 
@@ -501,7 +636,7 @@ func checkTouch(c *classifier, n syntax.Node, name string, args []*syntax.Word) 
 		return
 	}
 	for _, a := range operands(scanned) {
-		c.writeArg(n, a)
+		c.createArg(n, a)
 	}
 }
 
@@ -511,20 +646,53 @@ func checkCp(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 		return
 	}
 	var target *arg
+	links := false // copies links as links (-P, -d, -a, -R without -L)
 	for i, a := range scanned {
 		switch {
 		case a.isOpt("-s", "-l") || a.long("symbolic-link", "link"):
 			c.ask(n, "cp %s creates links that can point outside the workspace", a.opt)
 		case a.isOpt("-t") || a.long("target-directory"):
 			target = &scanned[i]
+		case a.isOpt("-P", "-d", "-a", "-R", "-r") || a.long("no-dereference", "archive", "recursive"):
+			links = true
 		}
 	}
+	c.backupSuffix(n, scanned)
 	ops := operands(scanned)
 	if target == nil && len(ops) > 0 {
-		target = &ops[len(ops)-1]
+		target, ops = &ops[len(ops)-1], ops[:len(ops)-1]
+	}
+	for _, src := range ops {
+		if links && src.static && !c.paths.inside(src.value) {
+			c.ask(n, "cp copies links from outside the workspace (%s), which may point anywhere", src.value)
+		}
 	}
 	if target != nil {
-		c.writeArg(n, *target)
+		c.copyTarget(n, *target, ops)
+	}
+}
+
+// copyTarget judges the target of cp or mv: a folder receives each
+// source by its name, and each of those names is judged as a write.
+func (c *classifier) copyTarget(n syntax.Node, target arg, sources []arg) {
+	c.writeArg(n, target)
+	if !target.static || !c.paths.isDir(target.value) {
+		return
+	}
+	for _, s := range sources {
+		if s.static {
+			c.writeArg(n, arg{value: filepath.Join(target.value, filepath.Base(s.value)), static: true})
+		}
+	}
+}
+
+// backupSuffix asks when a backup suffix (-S, --suffix) names a path:
+// the backups would land in another folder.
+func (c *classifier) backupSuffix(n syntax.Node, scanned []arg) {
+	for _, a := range scanned {
+		if (a.isOpt("-S") || a.long("suffix")) && (!a.static || strings.Contains(a.value, "/")) {
+			c.ask(n, "the backup suffix %q puts backups in another folder", a.value)
+		}
 	}
 }
 
@@ -533,11 +701,24 @@ func checkMv(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 	if !ok {
 		return
 	}
-	for _, a := range scanned {
-		// mv removes its sources: they must be inside the workspace too.
-		if a.opt == "" || a.isOpt("-t") || a.long("target-directory") {
-			c.writeArg(n, a)
+	c.ask(n, "mv moves files away from where they are")
+	c.backupSuffix(n, scanned)
+	var target *arg
+	for i, a := range scanned {
+		if a.isOpt("-t") || a.long("target-directory") {
+			target = &scanned[i]
 		}
+	}
+	ops := operands(scanned)
+	if target == nil && len(ops) > 0 {
+		target, ops = &ops[len(ops)-1], ops[:len(ops)-1]
+	}
+	// mv removes its sources: they must be inside the workspace too.
+	for _, a := range ops {
+		c.writeArg(n, a)
+	}
+	if target != nil {
+		c.copyTarget(n, *target, ops)
 	}
 }
 
@@ -637,30 +818,41 @@ options:
 }
 
 func checkTime(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
-	i := 0
-	for ; i < len(args); i++ {
-		a := analyze(args[i])
-		if !a.static {
+	// time's options end at the first operand (the command it runs); -o
+	// and -f take a value, attached (-ofile, -ao file) or the next word.
+	end := 0
+	for end < len(args) {
+		a := analyze(args[end])
+		if !a.static || !strings.HasPrefix(a.text, "-") || a.text == "-" {
 			break
 		}
-		t := a.text
-		switch {
-		case t == "-o" || t == "--output":
-			if i+1 < len(args) {
-				c.writeTarget(n, args[i+1])
+		end++
+		switch t := a.text; {
+		case t == "--":
+		case strings.HasPrefix(t, "--"):
+			if (t == "--output" || t == "--format") && end < len(args) {
+				end++
 			}
-			i++
-		case strings.HasPrefix(t, "--output="):
-			c.writeArg(n, arg{value: strings.TrimPrefix(t, "--output="), static: true})
-		case t == "-f" || t == "--format":
-			i++
-		case strings.HasPrefix(t, "-"):
+			continue
 		default:
-			c.argv(n, args[i:])
-			return
+			if i := strings.IndexAny(t, "of"); i == len(t)-1 && end < len(args) {
+				end++
+			}
+			continue
+		}
+		break
+	}
+	scanned, ok := c.scan(n, name, args[:end], optSpec{short: "fo", long: []string{"format", "output"}})
+	if !ok {
+		return
+	}
+	appending := slices.ContainsFunc(scanned, func(b arg) bool { return b.isOpt("-a") || b.long("append") })
+	for _, a := range scanned {
+		if a.isOpt("-o") || a.long("output") {
+			c.writeArgAs(n, a, !appending)
 		}
 	}
-	c.argv(n, args[i:])
+	c.argv(n, args[end:])
 }
 
 func checkStdbuf(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
@@ -679,10 +871,12 @@ func checkStdbuf(c *classifier, n syntax.Node, name string, args []*syntax.Word)
 
 // xargsInner are the commands xargs may run without asking: extra
 // arguments read from input cannot make them write or run anything.
-var xargsInner = map[string]bool{"echo": true, "ls": true, "cat": true, "head": true, "tail": true,
-	"wc": true, "grep": true, "egrep": true, "fgrep": true, "stat": true, "du": true, "file": true,
+//
+// Commands that print what the files hold (cat, grep, head...) are not
+// among them: fed from find ~, they would print credentials.
+var xargsInner = map[string]bool{"echo": true, "ls": true, "wc": true, "stat": true, "du": true, "file": true,
 	"basename": true, "dirname": true, "realpath": true, "md5sum": true, "sha1sum": true,
-	"sha256sum": true, "sha512sum": true, "diff": true, "cmp": true}
+	"sha256sum": true, "sha512sum": true}
 
 // checkXargs judges xargs by the command it runs, which must be one of
 // xargsInner: the arguments it appends come from input and are not seen.

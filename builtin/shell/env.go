@@ -2,8 +2,11 @@ package shell
 
 import (
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/lcptools/lcp/sandbox"
 )
 
 // Program returns the program and arguments that run command: bash -c when
@@ -14,6 +17,10 @@ func Program(command string) (string, []string) {
 	}
 	return "/bin/sh", []string{"-c", command}
 }
+
+// gitConfigPair matches the variables of git's environment configuration,
+// whose names hold KEY without being keys.
+var gitConfigPair = regexp.MustCompile(`^GIT_CONFIG_(KEY|VALUE)_[0-9]+$`)
 
 // gitHardening is the configuration safe mode gives git through the
 // environment (GIT_CONFIG_COUNT has the precedence of `git -c`): a
@@ -32,9 +39,12 @@ var gitHardening = [][2]string{
 }
 
 // SafeEnv returns env (KEY=VALUE entries) prepared for a command that safe
-// mode runs without asking: pagers are cat, git cannot prompt, and git's
-// configuration is hardened as described at gitHardening. Variables that
-// make git or less run programs are removed. env itself is not modified.
+// mode runs without asking (on a machine without the sandbox): variables
+// whose names look like secrets are removed (printenv, /proc/self/environ
+// and awk's ENVIRON would otherwise hand them to the LLM), pagers are cat,
+// git cannot prompt, and git's configuration is hardened as described at
+// gitHardening. Variables that make git or less run programs are removed.
+// env itself is not modified.
 //
 // This is defense in depth: filters and diff drivers configured in a
 // repository still run, which is why safe mode asks before any write into
@@ -47,7 +57,7 @@ func SafeEnv(env []string) []string {
 	out := make([]string, 0, len(env)+len(gitHardening)*2+4)
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
-		if drop[k] {
+		if drop[k] || sandbox.IsSecretName(k) && !gitConfigPair.MatchString(k) {
 			continue
 		}
 		if k == "GIT_CONFIG_COUNT" {

@@ -1,8 +1,12 @@
 package shell
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 
+	"github.com/lcptools/lcp/sandbox"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -33,6 +37,7 @@ var gitNetwork = map[string]bool{
 
 func checkGit(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 	var texts []string
+	static := true
 	for _, w := range args {
 		a := analyze(w)
 		if !a.optionSafe() {
@@ -40,12 +45,25 @@ func checkGit(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 			return
 		}
 		texts = append(texts, a.text)
+		static = static && a.static
+	}
+	if c.cwdMoved {
+		c.ask(n, "git after a change of directory reads that folder's repository and its configuration")
+		return
+	}
+	if why := c.gitConfigRisk(); why != "" {
+		c.ask(n, "%s", why)
+		return
 	}
 	i := 0
 	for ; i < len(texts); i++ {
 		t := texts[i]
 		switch {
 		case t == "-C":
+			if i+1 >= len(texts) || !static || !c.gitDirOK(texts[i+1]) {
+				c.ask(n, "git -C runs with another folder's repository and configuration, which can run programs")
+				return
+			}
 			i++
 		case t == "--version":
 			return
@@ -111,9 +129,9 @@ func (c *classifier) gitSub(n syntax.Node, sub string, rest []string) {
 		}
 		c.ask(n, "git reflog %s changes the reflog", rest[0])
 	case gitNetwork[sub]:
-		c.ask(n, "git %s uses the network", sub)
+		c.need(n, sandbox.Network, "", "git %s uses the network", sub)
 	default:
-		c.ask(n, "git %s changes the repository or is not on the read-only list", sub)
+		c.need(n, sandbox.WriteVCS, "", "git %s changes the repository or is not on the read-only list", sub)
 	}
 }
 
@@ -178,4 +196,72 @@ func (c *classifier) gitConfig(n syntax.Node, rest []string) {
 	if !read && operands > 1 {
 		c.ask(n, "git config with a value changes configuration")
 	}
+}
+
+// gitDirOK reports whether git -C dir stays with the workspace's own
+// repository: dir is inside the workspace and is not itself a bare
+// repository (a folder with HEAD, objects and config, whose configuration
+// git would obey).
+func (c *classifier) gitDirOK(dir string) bool {
+	if !c.paths.inside(dir) {
+		return false
+	}
+	p := dir
+	if !filepath.IsAbs(p) && c.paths.ws != "" {
+		p = filepath.Join(c.paths.ws, p)
+	}
+	return !looksBare(p)
+}
+
+func looksBare(dir string) bool {
+	for _, f := range []string{"HEAD", "objects", "config"} {
+		if _, err := os.Lstat(filepath.Join(dir, f)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// gitRunsPrograms matches git configuration that makes read-only
+// subcommands run programs the hardened environment does not switch
+// off: diff drivers (external, textconv, command), filters (clean,
+// smudge, process) and includes of other files.
+var gitRunsPrograms = regexp.MustCompile(`(?im)^\s*(external|textconv|command|clean|smudge|process)\s*=|^\s*\[\s*include`)
+
+// gitConfigRisk says why git's configuration (the workspace's repository,
+// or a bare repository that the workspace is, and the user's own) can
+// make git run programs; "" when it cannot. Read once per command.
+func (c *classifier) gitConfigRisk() string {
+	if c.gitRisk != nil {
+		return *c.gitRisk
+	}
+	why := ""
+	var files []string
+	if ws := c.paths.ws; ws != "" {
+		files = append(files, filepath.Join(ws, ".git", "config"))
+		if looksBare(ws) {
+			files = append(files, filepath.Join(ws, "config"))
+		}
+		if raw, err := os.ReadFile(filepath.Join(ws, ".git")); err == nil {
+			if gd, ok := strings.CutPrefix(strings.TrimSpace(string(raw)), "gitdir:"); ok {
+				gd = strings.TrimSpace(gd)
+				if !filepath.IsAbs(gd) {
+					gd = filepath.Join(ws, gd)
+				}
+				files = append(files, filepath.Join(gd, "config"))
+			}
+		}
+	}
+	if h := c.paths.home; h != "" {
+		files = append(files, filepath.Join(h, ".gitconfig"), filepath.Join(h, ".config", "git", "config"))
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err == nil && gitRunsPrograms.Match(raw) {
+			why = "git's configuration (" + f + ") sets diff drivers, filters or includes, which run programs"
+			break
+		}
+	}
+	c.gitRisk = &why
+	return why
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/lcptools/lcp/sandbox"
 )
 
 // maxSymlinks bounds symlink resolution, as the kernel does.
@@ -50,50 +52,107 @@ func (j pathJudge) expandTilde(s string) (string, bool) {
 	return "", false
 }
 
-// writeVerdict judges a static write target. It returns "" when the write
-// stays inside the workspace, else the reason it does not.
-func (j pathJudge) writeVerdict(p string, cwdMoved bool) string {
+// judgement is a reason to ask and the permission beyond the sandbox it
+// implies ("" when the sandbox contains it).
+type judgement struct {
+	why  string
+	perm sandbox.PermissionKind
+	path string
+}
+
+func outside(p string) judgement {
+	return judgement{why: "writes outside the workspace (" + p + ")", perm: sandbox.WritePath, path: p}
+}
+
+var inGit = judgement{why: "writes inside .git, where git keeps hooks and configuration", perm: sandbox.WriteVCS}
+
+// writeVerdict judges a static write target; replace says the write
+// replaces an existing file's content. Its why is "" when the write stays
+// inside the workspace and loses nothing.
+func (j pathJudge) writeVerdict(p string, cwdMoved, replace bool) judgement {
 	if p == "" {
-		return "writes to an empty path"
+		return judgement{why: "writes to an empty path"}
 	}
 	if specialWrite.MatchString(p) {
-		return ""
+		return judgement{}
 	}
 	if strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/") {
-		return "opens a network connection through " + p
+		return judgement{why: "opens a network connection through " + p, perm: sandbox.Network}
 	}
 	if !filepath.IsAbs(p) {
 		if cwdMoved {
-			return "writes to a relative path after changing directory"
+			return judgement{why: "writes to a relative path after changing directory"}
 		}
 		if j.ws == "" {
 			if !filepath.IsLocal(p) {
-				return "writes outside the workspace (" + p + ")"
+				return judgement{why: "writes outside the workspace (" + p + ")"}
 			}
 			if inGitDir(p) {
-				return "writes inside .git, where git keeps hooks and configuration"
+				return inGit
 			}
-			return ""
+			return replacing(p, p, replace)
 		}
 		p = j.ws + string(filepath.Separator) + p
 	} else if j.ws == "" {
-		return "writes outside the workspace (" + p + ")"
+		return outside(p)
 	}
 	real, ok := resolve(p, 0)
 	if !ok {
-		return "writes through a symbolic link loop (" + p + ")"
+		return judgement{why: "writes through a symbolic link loop (" + p + ")"}
 	}
 	rel, err := filepath.Rel(j.wsReal, real)
 	if err != nil || !filepath.IsLocal(rel) {
-		return "writes outside the workspace (" + p + ")"
+		return outside(real)
 	}
 	if inGitDir(rel) {
-		return "writes inside .git, where git keeps hooks and configuration"
+		return inGit
 	}
 	if fi, err := os.Lstat(real); err == nil && fi.Mode().IsRegular() && linkCount(fi) > 1 {
-		return "writes to a file with several hard links, which may be outside the workspace (" + p + ")"
+		return judgement{why: "writes to a file with several hard links, which may be outside the workspace (" + p + ")"}
 	}
-	return ""
+	return replacing(real, p, replace)
+}
+
+// replacing judges a write into an existing file: it loses its content
+// (without a sandbox, nothing brings it back).
+func replacing(real, shown string, replace bool) judgement {
+	if !replace {
+		return judgement{}
+	}
+	if fi, err := os.Lstat(real); err == nil && !fi.IsDir() && fi.Mode()&os.ModeDevice == 0 {
+		return judgement{why: "overwrites an existing file (" + shown + ")"}
+	}
+	return judgement{}
+}
+
+// procFiles matches paths into the files of a process through /proc (its
+// root, working directory, descriptors, executable, environment, memory),
+// whatever PID they name (even one expanded at run time: the literal parts
+// are matched).
+var procFiles = regexp.MustCompile(`(^|/)proc/[^/]*/+(root|cwd|fd|fdinfo|exe|environ|mem|map_files|task|cmdline)(/|$)`)
+
+// procPath reports whether a path reaches another process's files.
+func procPath(p string) bool {
+	return strings.Contains(p, "proc/") && procFiles.MatchString(filepath.ToSlash(p)) &&
+		!specialWrite.MatchString(p)
+}
+
+// homeOrAbove reports whether p names the home folder or a folder above
+// it (/, /home, /root): a recursive search there reads credentials.
+func (j pathJudge) homeOrAbove(p string) bool {
+	if strings.HasPrefix(p, "~") {
+		if e, ok := j.expandTilde(p); ok {
+			p = e
+		} else {
+			return true
+		}
+	}
+	if !filepath.IsAbs(p) || j.home == "" {
+		return false
+	}
+	p = filepath.Clean(p)
+	rel, err := filepath.Rel(p, j.home)
+	return err == nil && (rel == "." || filepath.IsLocal(rel)) || p == "/home"
 }
 
 func inGitDir(rel string) bool {
@@ -194,4 +253,31 @@ func (j pathJudge) sensitiveRead(p string) bool {
 		}
 	}
 	return false
+}
+
+// inside reports whether a path (relative to the workspace, or absolute)
+// is inside the workspace once its links are resolved.
+func (j pathJudge) inside(p string) bool {
+	if !filepath.IsAbs(p) {
+		if j.ws == "" {
+			return filepath.IsLocal(p)
+		}
+		p = filepath.Join(j.ws, p)
+	}
+	real, ok := resolve(p, 0)
+	if !ok || j.wsReal == "" {
+		return false
+	}
+	rel, err := filepath.Rel(j.wsReal, real)
+	return err == nil && (rel == "." || filepath.IsLocal(rel))
+}
+
+// isDir reports whether a path (relative to the workspace, or absolute)
+// is an existing folder.
+func (j pathJudge) isDir(p string) bool {
+	if !filepath.IsAbs(p) && j.ws != "" {
+		p = filepath.Join(j.ws, p)
+	}
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }

@@ -420,3 +420,57 @@ func (w *Workspace) Display(name string) string {
 	}
 	return filepath.ToSlash(filepath.Clean(rel))
 }
+
+// Resolve returns the name's path relative to the workspace with every
+// symbolic link on the way resolved, the way the kernel resolves it from
+// inside the workspace; missing components are kept as given. It is for
+// judging where a write lands (a link named "hooks" that points into
+// .git/hooks lands in .git); a link that leads out is ErrOutside.
+func (w *Workspace) Resolve(name string) (string, error) {
+	rel, err := w.Rel(name)
+	if err != nil {
+		return "", err
+	}
+	parts := strings.Split(filepath.ToSlash(filepath.Clean(rel)), "/")
+	var done []string
+	for hops := 0; len(parts) > 0; {
+		part := parts[0]
+		parts = parts[1:]
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			if len(done) == 0 {
+				return "", &fs.PathError{Op: "resolve", Path: name, Err: ErrOutside}
+			}
+			done = done[:len(done)-1]
+			continue
+		}
+		cur := filepath.Join(append(done, part)...)
+		fi, err := w.root.Lstat(cur)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			done = append(done, part)
+			continue
+		}
+		if hops++; hops > 40 {
+			return "", &fs.PathError{Op: "resolve", Path: name, Err: errors.New("too many levels of symbolic links")}
+		}
+		target, err := w.root.Readlink(cur)
+		if err != nil {
+			return "", pathErr("resolve", name, err)
+		}
+		if filepath.IsAbs(target) {
+			inside, ok := w.under(target)
+			if !ok {
+				return "", &fs.PathError{Op: "resolve", Path: name, Err: fmt.Errorf("%w (a symbolic link leads out)", ErrOutside)}
+			}
+			done = nil
+			target = inside
+		}
+		parts = append(strings.Split(filepath.ToSlash(target), "/"), parts...)
+	}
+	if len(done) == 0 {
+		return ".", nil
+	}
+	return filepath.Join(done...), nil
+}

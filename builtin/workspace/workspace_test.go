@@ -193,3 +193,41 @@ func ExampleWorkspace_ReadFile() {
 	// "- write tests\n"
 	// true
 }
+
+func TestResolve(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{".git/hooks", "src"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{"hooks": ".git/hooks", "src/up": "..", "gitdir": filepath.Join(dir, ".git"),
+		"out": "/etc", "loop": "loop"} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	for _, tt := range []struct{ name, want string }{
+		{"hooks/pre-commit", ".git/hooks/pre-commit"},
+		{"src/up/hooks/x", ".git/hooks/x"},
+		{"gitdir/config", ".git/config"},
+		{"src/new/file.txt", "src/new/file.txt"},
+		{"./a/../b", "b"},
+		{"out/passwd", "error"},
+		{"loop/x", "error"},
+		{"../x", "error"},
+	} {
+		got, err := ws.Resolve(tt.name)
+		if err != nil {
+			got = "error"
+		}
+		if filepath.ToSlash(got) != tt.want {
+			t.Errorf("Resolve(%q) = %q (%v), want %q", tt.name, got, err, tt.want)
+		}
+	}
+}

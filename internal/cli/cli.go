@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/lcptools/lcp/hitl/term"
+	"github.com/lcptools/lcp/sandbox"
 	"github.com/spf13/cobra"
 	xterm "golang.org/x/term"
 )
@@ -139,6 +140,7 @@ func run1(env *Env, root *cobra.Command) int {
 		case <-ctx.Done():
 		}
 	}()
+	warnNoSandbox(env, sandbox.Probe)
 	root.SetArgs(env.Args)
 	err := root.ExecuteContext(ctx)
 	if err != nil {
@@ -166,6 +168,7 @@ var commands = []func(*Env) *cobra.Command{
 	func(env *Env) *cobra.Command { return NewCmdMCP(env, nil) },
 	func(env *Env) *cobra.Command { return NewCmdServe(env, nil) },
 	func(env *Env) *cobra.Command { return NewCmdNew(env, nil) },
+	func(env *Env) *cobra.Command { return NewCmdDoctor(env, nil) },
 }
 
 // NewRoot returns the lcp root command.

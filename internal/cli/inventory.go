@@ -33,6 +33,7 @@ type inventoryFlags struct {
 	builtins   bool
 	precise    bool
 	validate   bool
+	sandbox    bool
 	// getenv reads the environment (the API key of --llm); nil means
 	// os.Getenv.
 	getenv func(string) string
@@ -58,6 +59,7 @@ func (f *inventoryFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.builtins, "builtins", false, "add the whole built-in library beside --tools and --file")
 	fs.BoolVar(&f.precise, "precise", false, "precise schemas from Python annotations (Literal -> enum, list[int] -> array of integers, Optional -> not required); default: the LCP rule")
 	fs.BoolVar(&f.validate, "validate-args", false, "check the arguments of Python tool calls against their schemas (400 listing each violation); default: as the LCP reference, no check")
+	fs.BoolVar(&f.sandbox, "sandbox", false, "run every Python tool library in the kernel sandbox (workspace writable, .git read-only, no network unless configured)")
 	fs.StringVar(&f.llm, "llm", "", "OpenAI-compatible `endpoint` (BASE_URL[#MODEL]) that Python tools reach through lollms_client_instance.generate_text; key from $LCP_API_KEY or $OPENAI_API_KEY")
 }
 
@@ -75,6 +77,7 @@ func (f *inventoryFlags) config() (*lcp.Config, error) {
 		PreciseTypes: f.precise,
 
 		ValidateArguments: f.validate,
+		Sandbox:           f.sandbox,
 	}
 	if f.hostConfig != "" {
 		raw, err := os.ReadFile(f.hostConfig)

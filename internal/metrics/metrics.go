@@ -30,15 +30,16 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/lcptools/lcp"
+	"github.com/lcptools/lcp/builtin"
 	"github.com/lcptools/lcp/tool"
 )
 
 // SandboxDenialKey marks a call's log event as a sandbox denial: the
 // sandbox reports each action it refused as a tool.Event of kind
-// tool.EventLog whose Data is a JSON object with this key set to the
-// reason ("network", "write_outside", ...), and Library set. Metrics
-// counts them in lcp_sandbox_denials_total.
-const SandboxDenialKey = "lcp_sandbox_denial"
+// tool.EventLog whose Data is a JSON object with this key set to what it
+// denied ("network", "filesystem"), and Library set. Metrics counts them
+// in lcp_sandbox_denials_total.
+const SandboxDenialKey = builtin.SandboxDenialKey
 
 // Metrics holds a registry and the collectors of one process.
 type Metrics struct {

@@ -15,13 +15,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/lcptools/lcp/internal/spawn"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/lcptools/lcp/internal/spawn"
 )
 
 // DefaultMaxOutput is the number of bytes kept per stream when Spec.MaxOutput
@@ -47,6 +50,21 @@ type Spec struct {
 	// MaxOutput is the number of bytes kept per stream: the first half and
 	// the last half of what the process wrote. Zero means DefaultMaxOutput.
 	MaxOutput int
+	// Wrap, when set, may rewrite the command right before it starts (to
+	// run it in a sandbox). An error means nothing runs.
+	Wrap func(cmd *exec.Cmd) (Wrapped, error)
+}
+
+// Wrapped is what a Spec.Wrap hook returns; every field is optional.
+type Wrapped struct {
+	// Started is called once the command has started or failed to.
+	Started func()
+	// Ended is closed when the wrapper knows the command ended, which may
+	// be before the process Run started exits (a sandbox's init tearing
+	// its namespaces down); Exit then tells how the command ended, ok
+	// false when it does not know (Run then waits for the process).
+	Ended <-chan struct{}
+	Exit  func() (code int, signal string, ok bool)
 }
 
 // Capture is what was kept of one output stream.
@@ -89,20 +107,74 @@ func Run(ctx context.Context, s Spec) (*Outcome, error) {
 	cmd.Dir = s.Dir
 	cmd.Env = s.Env
 	cmd.Stdin = s.Stdin
-	stdout, stderr := newCapWriter(max), newCapWriter(max)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
+	// Run reads the output pipes itself: a wrapper may say the command
+	// ended before the process it started exits.
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", s.Path, err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, fmt.Errorf("start %s: %w", s.Path, err)
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
 	setGroup(cmd)
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = waitDelay
 
+	var w Wrapped
+	if s.Wrap != nil {
+		if w, err = s.Wrap(cmd); err != nil {
+			closeAll(outR, outW, errR, errW)
+			return nil, fmt.Errorf("prepare %s: %w", s.Path, err)
+		}
+	}
 	start := time.Now()
-	if err := spawn.Start(cmd); err != nil {
+	err = spawn.Start(cmd)
+	if w.Started != nil {
+		w.Started()
+	}
+	closeAll(outW, errW)
+	if err != nil {
+		closeAll(outR, errR)
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, syscall.ENOENT) {
 			return nil, fmt.Errorf("start %s: %w: %w", s.Path, ErrNotFound, err)
 		}
 		return nil, fmt.Errorf("start %s: %w", s.Path, err)
 	}
-	werr := cmd.Wait()
+	stdout, stderr := newCapWriter(max), newCapWriter(max)
+	copied := make(chan struct{})
+	go func() {
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { _, _ = io.Copy(stdout, outR); wg.Done() }()
+		go func() { _, _ = io.Copy(stderr, errR); wg.Done() }()
+		wg.Wait()
+		close(copied)
+	}()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	var werr error
+	code, sig, early := 0, "", false
+	select {
+	case werr = <-exited:
+	case <-w.Ended:
+		if code, sig, early = w.Exit(); !early {
+			werr = <-exited
+		}
+	}
+	// A background job that keeps a pipe open must not hold the call
+	// hostage.
+	select {
+	case <-copied:
+	case <-time.After(waitDelay):
+		closeAll(outR, errR)
+		<-copied
+	}
+	closeAll(outR, errR)
 	// Whatever the main process left running in its group (background jobs,
 	// daemons it forked) ends with the call.
 	_ = killGroup(cmd)
@@ -111,7 +183,12 @@ func Run(ctx context.Context, s Spec) (*Outcome, error) {
 		Stderr:   stderr.capture(),
 		Duration: time.Since(start),
 	}
-	out.ExitCode, out.Signal = exitStatus(cmd.ProcessState)
+	if early {
+		out.ExitCode, out.Signal = code, sig
+		go func() { <-exited }() // the process finishes exiting on its own
+	} else {
+		out.ExitCode, out.Signal = exitStatus(cmd.ProcessState)
+	}
 	if runCtx.Err() != nil && (werr != nil || out.Signal != "") {
 		if ctx.Err() != nil {
 			out.Canceled = true
@@ -120,6 +197,12 @@ func Run(ctx context.Context, s Spec) (*Outcome, error) {
 		}
 	}
 	return out, nil
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		_ = f.Close()
+	}
 }
 
 // capWriter keeps the first head bytes and the last tail bytes written.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -43,9 +44,11 @@ func TestRunTimeoutKillsTheGroup(t *testing.T) {
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pid")
 	start := time.Now()
-	out := sh(t, "sleep 30 & echo $! > "+pidFile+"; echo started; sleep 30", Spec{Dir: dir, Timeout: 300 * time.Millisecond})
-	if elapsed := time.Since(start); elapsed > 10*time.Second {
-		t.Fatalf("Run took %v after a 300ms time limit", elapsed)
+	// The limit leaves a loaded machine time to start the shell and write
+	// the pid file before the kill.
+	out := sh(t, "sleep 30 & echo $! > "+pidFile+"; echo started; sleep 30", Spec{Dir: dir, Timeout: 2 * time.Second})
+	if elapsed := time.Since(start); elapsed > 12*time.Second {
+		t.Fatalf("Run took %v after a 2s time limit", elapsed)
 	}
 	if !out.TimedOut {
 		t.Fatalf("TimedOut = false, outcome %+v", out)
@@ -166,5 +169,43 @@ func TestRunNotFound(t *testing.T) {
 	_, err := Run(context.Background(), Spec{Path: "lcp-no-such-program-xyz"})
 	if !errors.Is(err, ErrNotFound) {
 		t.Errorf("err = %v, want ErrNotFound", err)
+	}
+}
+
+func TestRunWrap(t *testing.T) {
+	var saw string
+	started := 0
+	out, err := Run(context.Background(), Spec{Path: "/bin/sh", Args: []string{"-c", "echo $WRAPPED"},
+		Wrap: func(cmd *exec.Cmd) (Wrapped, error) {
+			saw = cmd.Path
+			cmd.Env = append(cmd.Env, "WRAPPED=yes")
+			return Wrapped{Started: func() { started++ }}, nil
+		}})
+	if err != nil || out.Stdout.Text != "yes\n" || saw != "/bin/sh" || started != 1 {
+		t.Errorf("wrap: %v %+v %q %d", err, out, saw, started)
+	}
+	_, err = Run(context.Background(), Spec{Path: "/bin/sh", Wrap: func(*exec.Cmd) (Wrapped, error) {
+		return Wrapped{}, errors.New("refused")
+	}})
+	if err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Errorf("a refused wrap: %v", err)
+	}
+}
+
+// TestRunEndsEarly checks that a wrapper that knows the command ended lets
+// Run return before the process it started exits.
+func TestRunEndsEarly(t *testing.T) {
+	ended := make(chan struct{})
+	start := time.Now()
+	out, err := Run(context.Background(), Spec{Path: "/bin/sh", Args: []string{"-c", "echo out; exec >&- 2>&-; sleep 5"},
+		Wrap: func(cmd *exec.Cmd) (Wrapped, error) {
+			go func() { time.Sleep(300 * time.Millisecond); close(ended) }()
+			return Wrapped{Ended: ended, Exit: func() (int, string, bool) { return 7, "", true }}, nil
+		}})
+	if err != nil || out.ExitCode != 7 || out.Stdout.Text != "out\n" {
+		t.Fatalf("outcome %+v, %v", out, err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Run waited %v for the process", d)
 	}
 }

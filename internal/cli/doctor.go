@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/lcptools/lcp/sandbox"
+	"github.com/spf13/cobra"
+)
+
+// DoctorOptions are the options of lcp doctor.
+type DoctorOptions struct {
+	env  *Env
+	json bool
+	// probe reports what the machine allows (sandbox.Probe; tests
+	// replace it).
+	probe func() sandbox.Status
+}
+
+// NewCmdDoctor returns lcp doctor; runF runs it (nil: runDoctor), so that
+// its flags are tested without probing the machine.
+func NewCmdDoctor(env *Env, runF func(*DoctorOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runDoctor
+	}
+	o := &DoctorOptions{env: env, probe: sandbox.Probe}
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Tell what this machine allows lcp's sandbox, and what lcp will do",
+		Long: `Report what the kernel allows the sandbox that contains shell commands and
+Python runs (user, mount, PID, network and IPC namespaces, overlayfs in a user
+namespace, Landlock, cgroups, resource limits), whether sandboxed runs work
+here, and how each autonomy level behaves as a result.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return runF(o) },
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the findings as a JSON object")
+	return cmd
+}
+
+func runDoctor(o *DoctorOptions) error {
+	st := o.probe()
+	if o.json {
+		return writeJSON(o.env.Stdout, st)
+	}
+	writeDoctor(o.env.Stdout, st)
+	return nil
+}
+
+func writeDoctor(w io.Writer, st sandbox.Status) {
+	yes := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "no"
+	}
+	row := func(k, v string) { fmt.Fprintf(w, "%-26s %s\n", k, v) }
+	fmt.Fprintln(w, "What this machine allows lcp's sandbox")
+	row("system", runtime.GOOS+"/"+runtime.GOARCH+" "+st.Kernel)
+	if st.Root {
+		row("lcp runs as", "root (the sandbox runs as the workspace's owner, or as nobody for a root-owned workspace shown through an idmapped mount)")
+	} else {
+		row("lcp runs as", "a normal user (the sandbox runs as that user)")
+	}
+	ns := yes(st.UserNamespaces)
+	if !st.UserNamespaces && st.UserNamespacesWhy != "" {
+		ns += " (" + st.UserNamespacesWhy + ")"
+	}
+	row("user namespaces", ns)
+	row("mount, PID, network, IPC", yes(st.UserNamespaces)+" (created with the user namespace)")
+	row("overlayfs (copy-on-write)", yes(st.Overlay))
+	if st.LandlockABI > 0 {
+		row("Landlock", fmt.Sprintf("ABI %d (a second layer: writes, signals, abstract sockets)", st.LandlockABI))
+	} else {
+		row("Landlock", "no (the namespaces remain the boundary)")
+	}
+	cg := st.Cgroups
+	if st.PidsController != "" {
+		cg += "; pids controller " + st.PidsController
+	}
+	row("cgroups", cg+" (lcp limits each run with rlimits in its own user namespace and leaves cgroups alone)")
+	l := sandbox.Limits{}.WithDefaults()
+	row("limits per run", fmt.Sprintf("memory %s per process (RLIMIT_DATA), %d processes and threads, files up to %s, CPU %s per process, /tmp %s",
+		gib(l.Memory), l.Processes, gib(l.FileSize), l.CPUTime.Round(time.Second), gib(l.TmpSize)))
+	fmt.Fprintln(w)
+	if st.Available {
+		row("sandbox", "available")
+		fmt.Fprintln(w, `
+What lcp does here:
+- safe (the default): shell commands and Python code run in the sandbox with no
+  question unless they need more (the network, writes outside the workspace,
+  running unsandboxed). The workspace is copy-on-write: new files are kept at
+  once; changes to existing files wait for one confirmation after the run.
+- strict: every run is approved first, then runs in the sandbox, writing the
+  workspace directly (.git read-only unless granted).
+- full_access: runs on the host, unsandboxed.
+- Python tool libraries run unsandboxed unless host_tool_configs[lib]["sandbox"]
+  is "workspace-write" or "read-only", or lcp runs with --sandbox.`)
+		return
+	}
+	why := st.Reason
+	if st.Forced {
+		why += " (switched off on purpose)"
+	}
+	row("sandbox", "unavailable: "+why)
+	fmt.Fprintln(w, `
+What lcp does here:
+- safe: asks before any command or code that is not proven read-only (the
+  classifiers' judgement; no kernel boundary).
+- strict: asks before every run. full_access: runs without asking.
+- --sandbox and host_tool_configs[lib]["sandbox"] make Python tool libraries
+  fail to start rather than run unsandboxed.`)
+}
+
+func gib(n int64) string {
+	if n%(1<<30) == 0 {
+		return fmt.Sprintf("%d GiB", n>>30)
+	}
+	return fmt.Sprintf("%d MiB", n>>20)
+}
+
+// toolCommands are the commands that run tools: they warn at start when
+// the sandbox is unavailable.
+var toolCommands = []string{"call", "chat", "mcp", "serve"}
+
+// warnNoSandbox prints one warning line when a command that runs tools
+// starts on a machine without the sandbox.
+func warnNoSandbox(env *Env, probe func() sandbox.Status) {
+	if len(env.Args) == 0 || !slices.Contains(toolCommands, env.Args[0]) {
+		return
+	}
+	for _, a := range env.Args[1:] {
+		if a == "-h" || a == "--help" {
+			return
+		}
+	}
+	st := probe()
+	if st.Available {
+		return
+	}
+	fmt.Fprintf(env.Stderr, "lcp: warning: no kernel sandbox here (%s); safe mode asks before anything not proven read-only (see lcp doctor)\n",
+		strings.TrimSuffix(st.Reason, "."))
+}

@@ -1,0 +1,210 @@
+package sandbox
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// Box is one sandboxed run, prepared by Wrap.
+type Box struct {
+	policy Policy
+	id     identity
+	tmp    string // the run's private folder (copy-on-write layers); "" if none
+	start  time.Time
+
+	statusR    *os.File
+	childFiles []*os.File // the child's ends and detached mounts; closed by Started
+
+	mu      sync.Mutex
+	started bool
+	closed  bool
+	report  *Report
+	ended   chan struct{} // closed once the init said how the command ended, or died
+	drained chan struct{} // closed once the status pipe is read to its end
+}
+
+// Report says how a sandboxed run went, from the sandbox's init.
+type Report struct {
+	// SetupErr (a *SetupError) is set when the sandbox could not be set
+	// up: the command did not run.
+	SetupErr error
+	// Warnings are degraded steps (a cache shown read-only because its
+	// throwaway layer failed, ...).
+	Warnings []string
+	// Exited is true when the init saw the command end (false when the
+	// whole sandbox was killed: time limit, cancellation).
+	Exited bool
+	// Code is the command's exit code, or 128+N when signal N killed it;
+	// Signal names that signal.
+	Code   int
+	Signal string
+	// PeakProcesses is the most processes seen at once.
+	PeakProcesses int
+	// MaxRSS is the largest resident size any process of the run
+	// reached, in bytes (0 when the run was killed).
+	MaxRSS int64
+	// Limits are the limits the run had.
+	Limits Limits
+}
+
+// Upper returns the copy-on-write upper layer of the run, "" when the
+// workspace is not copy-on-write.
+func (b *Box) Upper() string {
+	if b.tmp == "" {
+		return ""
+	}
+	return filepath.Join(b.tmp, "upper")
+}
+
+// Policy returns the policy the run has (limits with their defaults).
+func (b *Box) Policy() Policy { return b.policy }
+
+// Began returns when the run was prepared: a file of the workspace whose
+// status changed after it was changed by someone else.
+func (b *Box) Began() time.Time { return b.start }
+
+// Started releases what only the starting child needed (its ends of the
+// pipes, the configuration, the detached mounts) and starts reading what
+// the init reports. Call it once the command has started or failed to.
+func (b *Box) Started() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.releaseLocked()
+}
+
+func (b *Box) releaseLocked() {
+	if b.started {
+		return
+	}
+	b.started = true
+	for _, f := range b.childFiles {
+		f.Close()
+	}
+	b.childFiles = nil
+	r := &Report{Limits: b.policy.Limits}
+	b.report = r
+	if b.statusR == nil {
+		close(b.ended)
+		close(b.drained)
+		return
+	}
+	go b.readStatus(b.statusR, r)
+}
+
+// readStatus reads the init's status lines: the run has ended at the
+// "exit" (or "error") line, before the init has torn its namespaces down.
+func (b *Box) readStatus(f *os.File, r *Report) {
+	defer close(b.drained)
+	endOnce := sync.OnceFunc(func() { close(b.ended) })
+	defer endOnce()
+	sc := bufio.NewScanner(io.LimitReader(f, 1<<20))
+	for sc.Scan() {
+		var m statusMsg
+		if json.Unmarshal(sc.Bytes(), &m) != nil {
+			continue
+		}
+		b.mu.Lock()
+		switch m.Type {
+		case "error":
+			r.SetupErr = &SetupError{Step: m.Step, Err: errors.New(m.Err)}
+		case "warn":
+			r.Warnings = append(r.Warnings, m.Step+": "+m.Err)
+		case "exit":
+			r.Exited, r.Code, r.Signal, r.PeakProcesses, r.MaxRSS = true, m.Code, m.Signal, m.PeakProcs, m.MaxRSS
+		}
+		b.mu.Unlock()
+		if m.Type == "exit" || m.Type == "error" {
+			endOnce()
+		}
+	}
+}
+
+// Ended returns a channel closed once the command has ended (the init
+// said how) or the sandbox died: the command's output is complete then,
+// while the init may still be tearing its namespaces down.
+func (b *Box) Ended() <-chan struct{} { return b.ended }
+
+// Exit tells how the command ended, once Ended is closed: its exit code,
+// or 128+N and the name of signal N; ok is false when the init did not
+// say (the sandbox was killed, or its set-up failed).
+func (b *Box) Exit() (code int, signal string, ok bool) {
+	<-b.ended
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r := b.report
+	if r == nil || !r.Exited {
+		return 0, "", false
+	}
+	return r.Code, r.Signal, true
+}
+
+// Report returns how the run went. Call it after the command's Wait, or
+// once Ended is closed.
+func (b *Box) Report() *Report {
+	b.mu.Lock()
+	b.releaseLocked()
+	b.mu.Unlock()
+	<-b.ended
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c := *b.report
+	c.Warnings = append([]string(nil), b.report.Warnings...)
+	return &c
+}
+
+// Close removes the run's private folder and releases everything the Box
+// holds. Changes read from it must have been applied before.
+func (b *Box) Close() error {
+	b.mu.Lock()
+	b.releaseLocked()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	status, tmp := b.statusR, b.tmp
+	b.mu.Unlock()
+	if status != nil {
+		// The init may still be exiting; its status pipe is read to the
+		// end in the background, then closed.
+		go func() {
+			<-b.drained
+			status.Close()
+		}()
+	}
+	if tmp != "" {
+		return removeAll(tmp)
+	}
+	return nil
+}
+
+// removeAll removes a run's private folder, whose overlay work folder may
+// hold entries without permissions for anyone.
+func removeAll(dir string) error {
+	err := os.RemoveAll(dir)
+	if err == nil {
+		return nil
+	}
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if d != nil && d.IsDir() {
+			_ = os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(dir)
+}
+
+// identity is who the sandbox runs as, inside and on the host.
+type identity struct {
+	inUID, inGID     int // what the command sees (the workspace owner's ids, or lcp's)
+	hostUID, hostGID int // the kernel ids processes of the sandbox have
+	root             bool
+	idmap            bool // the workspace is shown through an idmapped mount
+	ownUID, ownGID   int  // the workspace's owner
+}

@@ -1,0 +1,95 @@
+package sandbox
+
+// The parent (lcp) and the sandbox's init speak through a memfd holding an
+// initConfig, handed over as an inherited descriptor, and a pipe on which
+// the init writes status lines. The init finds the descriptor's number in
+// the environment variable initEnv, the only variable it is given.
+
+// initEnv marks a process started as the sandbox's init (value
+// "init:<fd>") or as the holder of a user namespace used for an idmapped
+// mount ("hold").
+const initEnv = "LCP_SANDBOX_INIT"
+
+// initConfig is everything the init needs, in the sandbox's own paths.
+type initConfig struct {
+	// The command: program, arguments, working directory, environment.
+	Path string   `json:"path"`
+	Args []string `json:"args"`
+	Dir  string   `json:"dir"`
+	Env  []string `json:"env"`
+	// Passthrough is the number of descriptors after stdin, stdout and
+	// stderr (3, 4, ...) that the command inherits.
+	Passthrough int `json:"passthrough"`
+	// Status is the descriptor of the status pipe.
+	Status int `json:"status"`
+	// Mounts build the sandbox's root, in order.
+	Mounts []mountEntry `json:"mounts"`
+	// Network keeps the host's network namespace; otherwise the init
+	// brings the loopback interface of its own up.
+	Network bool `json:"network"`
+	// Limits are applied to the command, not to the init.
+	Limits Limits `json:"limits"`
+	// Landlock rules, in sandbox paths.
+	ReadOnly  []string `json:"landlock_ro"`
+	ReadWrite []string `json:"landlock_rw"`
+}
+
+// mountKind says what a mountEntry mounts.
+type mountKind string
+
+const (
+	mountBind    mountKind = "bind"    // Src (fd or host path) at Dst
+	mountTmpfs   mountKind = "tmpfs"   // an empty tmpfs of Size bytes, mode Mode
+	mountProc    mountKind = "proc"    // the sandbox's /proc
+	mountDev     mountKind = "dev"     // a minimal /dev
+	mountOverlay mountKind = "overlay" // Src as lower layer, Upper (fd or path) or a scratch upper
+	mountSymlink mountKind = "symlink" // a symbolic link to Target
+	mountRebind  mountKind = "rebind"  // Dst (already in the sandbox) again, read-only
+)
+
+// mountEntry is one step of the mount plan.
+type mountEntry struct {
+	Kind mountKind `json:"kind"`
+	Dst  string    `json:"dst"`
+	// Src is the source: a host path (resolved by the init, when lcp is
+	// not root) or, with Fd >= 0, a detached mount lcp cloned for it.
+	Src string `json:"src,omitempty"`
+	Fd  int    `json:"fd"`
+	// File: the source is a file, not a directory.
+	File bool `json:"file,omitempty"`
+	// ReadOnly makes a bind read-only (lcp sets it itself on detached
+	// mounts).
+	ReadOnly bool `json:"ro,omitempty"`
+	// Optional entries are skipped when their source is missing.
+	Optional bool `json:"optional,omitempty"`
+	// Size and Mode of a tmpfs.
+	Size int64  `json:"size,omitempty"`
+	Mode uint32 `json:"mode,omitempty"`
+	// Target of a symbolic link.
+	Target string `json:"target,omitempty"`
+	// Upper of an overlay: a host directory (or, with UpperFd >= 0, a
+	// detached mount of it) holding "upper" and "work"; empty for a
+	// throwaway upper in the init's scratch tmpfs.
+	Upper   string `json:"upper,omitempty"`
+	UpperFd int    `json:"upper_fd"`
+	// Fallback of an overlay whose mount fails: a read-only bind instead
+	// (caches), or a set-up failure when false (the workspace).
+	Fallback bool `json:"fallback,omitempty"`
+}
+
+// statusMsg is one line the init writes on the status pipe.
+type statusMsg struct {
+	// Type is "ready" (the command started), "error" (set-up failed,
+	// the command did not run), "warn" (a degraded step) or "exit".
+	Type string `json:"type"`
+	Step string `json:"step,omitempty"`
+	Err  string `json:"error,omitempty"`
+	// Exit status of the command: code, or the signal that killed it.
+	Code   int    `json:"code"`
+	Signal string `json:"signal,omitempty"`
+	// PeakProcs is the most processes seen at once in the sandbox.
+	PeakProcs int `json:"peak_procs,omitempty"`
+	// MaxRSS is the largest resident size of any process of the run, in
+	// bytes.
+	MaxRSS int64 `json:"max_rss,omitempty"`
+}

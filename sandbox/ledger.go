@@ -1,0 +1,60 @@
+package sandbox
+
+import "sync"
+
+// Ledger remembers the files a session's own runs created in their
+// workspaces, as they left them: a later run may change or delete such a
+// file without asking (a script that rewrites its results.csv), as long
+// as nobody else changed it in between. The zero value is ready to use
+// and safe for concurrent use.
+type Ledger struct {
+	mu    sync.Mutex
+	files map[string]fileID
+}
+
+// fileID identifies one state of a file: same inode, size and status
+// change time.
+type fileID struct {
+	dev, ino uint64
+	size     int64
+	ctime    int64
+}
+
+// Record remembers the file at path (absolute) as created by the
+// session, in its current state.
+func (l *Ledger) Record(path string) {
+	id, ok := statID(path)
+	if !ok {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.files == nil {
+		l.files = map[string]fileID{}
+	}
+	l.files[path] = id
+}
+
+// Forget drops path from the ledger.
+func (l *Ledger) Forget(path string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.files, path)
+}
+
+// owns reports whether path was created by the session and is still as
+// it left it.
+func (l *Ledger) owns(path string) bool {
+	l.mu.Lock()
+	id, ok := l.files[path]
+	l.mu.Unlock()
+	if !ok {
+		return false
+	}
+	now, ok := statID(path)
+	return ok && now == id
+}
+
+// Owns reports whether path (absolute) was created by the session's runs
+// and nobody changed it since.
+func (l *Ledger) Owns(path string) bool { return l.owns(path) }

@@ -1,0 +1,329 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// systemDirs are shown read-only at their own paths (or recreated as the
+// same symbolic links, on merged-/usr systems).
+var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/snap", "/nix"}
+
+type plannedMount struct {
+	mountEntry
+	file  *os.File // detached mount of the source (lcp is root)
+	upper *os.File // detached mount of the upper folder (lcp is root)
+	drop  bool     // an optional source lcp could not clone
+}
+
+type mountPlan struct {
+	mounts    []plannedMount
+	readOnly  []string // Landlock: read and execute
+	readWrite []string // Landlock: read, write, execute
+}
+
+func (p *mountPlan) add(m mountEntry) *plannedMount {
+	m.Fd, m.UpperFd = -1, -1
+	p.mounts = append(p.mounts, plannedMount{mountEntry: m})
+	return &p.mounts[len(p.mounts)-1]
+}
+
+// plan builds the mount plan of the run: the system read-only, a private
+// /dev, /proc, /tmp and home, the caches, the extra paths and the
+// workspace. When lcp is root it clones every source itself (the sandbox's
+// user may not be able to reach them) and hands the clones over.
+func (b *Box) plan() (*mountPlan, error) {
+	pol := &b.policy
+	p := &mountPlan{readOnly: []string{"/"}, readWrite: []string{"/tmp", "/dev/shm", "/dev/pts"}}
+	for _, d := range systemDirs {
+		fi, err := os.Lstat(d)
+		switch {
+		case err != nil:
+		case fi.Mode()&os.ModeSymlink != 0:
+			if t, err := os.Readlink(d); err == nil {
+				p.add(mountEntry{Kind: mountSymlink, Dst: d, Target: t})
+			}
+		case fi.IsDir():
+			p.add(mountEntry{Kind: mountBind, Dst: d, Src: d, ReadOnly: true})
+		}
+	}
+	p.add(mountEntry{Kind: mountDev, Dst: "/dev", Size: pol.Limits.TmpSize})
+	p.add(mountEntry{Kind: mountProc, Dst: "/proc"})
+	p.add(mountEntry{Kind: mountTmpfs, Dst: "/tmp", Size: pol.Limits.TmpSize, Mode: 0o1777})
+	p.add(mountEntry{Kind: mountSymlink, Dst: "/var/tmp", Target: "../tmp"})
+
+	home := pol.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	if home = cleanAbs(home); home != "" && home != "/" && !underSystem(home) {
+		if fi, err := os.Stat(home); err == nil && fi.IsDir() {
+			p.add(mountEntry{Kind: mountTmpfs, Dst: home, Size: pol.Limits.TmpSize, Mode: 0o700})
+			p.readWrite = append(p.readWrite, home)
+		}
+	}
+	for _, r := range pol.ReadPaths {
+		r = cleanAbs(r)
+		if r == "" || underSystem(r) || within(r, pol.Workspace) {
+			continue // already shown
+		}
+		if fi, err := os.Stat(r); err == nil {
+			p.add(mountEntry{Kind: mountBind, Dst: r, Src: r, ReadOnly: true, Optional: true, File: !fi.IsDir()})
+		}
+	}
+	for _, c := range pol.Caches {
+		c = cleanAbs(c)
+		if fi, err := os.Stat(c); c != "" && err == nil && fi.IsDir() && !within(c, pol.Workspace) {
+			p.add(mountEntry{Kind: mountOverlay, Dst: c, Src: c, Optional: true, Fallback: true})
+			p.readWrite = append(p.readWrite, c)
+		}
+	}
+	for _, w := range pol.WritePaths {
+		w = existingParent(cleanAbs(w))
+		if w == "" || w == "/" {
+			continue
+		}
+		fi, err := os.Stat(w)
+		if err != nil {
+			continue
+		}
+		p.add(mountEntry{Kind: mountBind, Dst: w, Src: w, File: !fi.IsDir()})
+		p.readWrite = append(p.readWrite, w)
+	}
+	b.planWorkspace(p)
+	if pol.Network {
+		planResolver(p)
+	}
+	slices.SortStableFunc(p.mounts, func(a, b plannedMount) int { return comparePaths(a.Dst, b.Dst) })
+	if b.id.root {
+		if err := b.cloneSources(p); err != nil {
+			p.close()
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func (b *Box) planWorkspace(p *mountPlan) {
+	pol := &b.policy
+	ws := pol.Workspace
+	switch pol.Mode {
+	case CopyOnWrite:
+		p.add(mountEntry{Kind: mountOverlay, Dst: ws, Src: ws, Upper: b.tmp})
+		p.readWrite = append(p.readWrite, ws)
+	case Write:
+		p.add(mountEntry{Kind: mountBind, Dst: ws, Src: ws})
+		p.readWrite = append(p.readWrite, ws)
+		if !pol.WritableVCS {
+			for _, d := range vcsPaths(ws) {
+				p.add(mountEntry{Kind: mountRebind, Dst: d, Optional: true})
+			}
+		}
+	default:
+		p.add(mountEntry{Kind: mountBind, Dst: ws, Src: ws, ReadOnly: true})
+	}
+}
+
+// vcsPaths lists the version control folders of a workspace, and the
+// folder of git hooks its configuration names when it lies inside.
+func vcsPaths(ws string) []string {
+	var out []string
+	for _, d := range VCSDirs {
+		if _, err := os.Lstat(filepath.Join(ws, d)); err == nil {
+			out = append(out, filepath.Join(ws, d))
+		}
+	}
+	if hooks := gitHooksPath(ws); hooks != "" && !slices.Contains(out, hooks) {
+		out = append(out, hooks)
+	}
+	return out
+}
+
+// gitHooksPath reads core.hooksPath from .git/config (a plain reading:
+// git's own parser is not needed to find a path inside the workspace).
+func gitHooksPath(ws string) string {
+	raw, err := os.ReadFile(filepath.Join(ws, ".git", "config"))
+	if err != nil || len(raw) > 1<<20 {
+		return ""
+	}
+	section := ""
+	for _, line := range strings.Split(string(raw), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			section = strings.ToLower(strings.Trim(line, "[] \t"))
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok || section != "core" || !strings.EqualFold(strings.TrimSpace(k), "hookspath") {
+			continue
+		}
+		v = strings.Trim(strings.TrimSpace(v), `"`)
+		if !filepath.IsAbs(v) {
+			v = filepath.Join(ws, v)
+		}
+		v = filepath.Clean(v)
+		if within(v, ws) && v != ws {
+			if _, err := os.Lstat(v); err == nil {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+// planResolver shows the target of /etc/resolv.conf when it is a link out
+// of /etc (systemd-resolved's stub in /run): with the network, DNS works.
+func planResolver(p *mountPlan) {
+	t, err := filepath.EvalSymlinks("/etc/resolv.conf")
+	if err != nil || within(t, "/etc") || underSystem(t) {
+		return
+	}
+	if dst, err := os.Readlink("/etc/resolv.conf"); err == nil && filepath.IsAbs(dst) {
+		p.add(mountEntry{Kind: mountBind, Dst: filepath.Clean(dst), Src: t, ReadOnly: true, File: true, Optional: true})
+	}
+}
+
+// cloneSources clones, as lcp, every source the init attaches: detached
+// mounts with their final attributes (read-only, no set-uid, no devices,
+// and an idmap that shows the owner's files as the sandbox user's where
+// they differ).
+func (b *Box) cloneSources(p *mountPlan) error {
+	for i := range p.mounts {
+		m := &p.mounts[i]
+		switch m.Kind {
+		case mountBind, mountOverlay:
+		default:
+			continue
+		}
+		if m.Src == "" {
+			continue
+		}
+		ro := m.ReadOnly || m.Kind == mountOverlay
+		// The workspace, the caches and what the run may write are shown
+		// as the sandbox user's own; the system keeps its owners.
+		ws := m.Src == b.policy.Workspace
+		own := ws || m.Kind == mountOverlay || !m.ReadOnly
+		f, err := b.clone(m.Src, ro, own, ws)
+		if err != nil {
+			if m.Optional {
+				m.drop = true
+				continue
+			}
+			return fmt.Errorf("%s: %w", m.Src, err)
+		}
+		m.file = f
+		if m.Kind == mountOverlay && m.Upper != "" {
+			u, err := b.clone(m.Upper, false, false, false)
+			if err != nil {
+				return fmt.Errorf("%s: %w", m.Upper, err)
+			}
+			m.upper = u
+		}
+	}
+	p.mounts = slices.DeleteFunc(p.mounts, func(m plannedMount) bool { return m.drop })
+	return nil
+}
+
+// clone returns a detached recursive clone of path. ro makes it read-only;
+// own shows files of path's owner as the sandbox user's (an idmapped
+// mount) when they differ; strict fails when that idmap is refused (the
+// workspace), instead of going on without it (caches).
+func (b *Box) clone(path string, ro, own, strict bool) (*os.File, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return nil, err
+	}
+	flags := uint(unix.OPEN_TREE_CLONE | unix.OPEN_TREE_CLOEXEC)
+	idmap := own && (int(st.Uid) != b.id.hostUID || int(st.Gid) != b.id.hostGID)
+	if !idmap {
+		// Idmaps cannot be applied to a tree with submounts of other
+		// filesystems; without one the whole tree comes along.
+		flags |= unix.AT_RECURSIVE
+	}
+	fd, err := unix.OpenTree(unix.AT_FDCWD, path, flags)
+	if err != nil {
+		return nil, fmt.Errorf("open_tree: %w", err)
+	}
+	attr := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV}
+	if ro {
+		attr.Attr_set |= unix.MOUNT_ATTR_RDONLY
+	}
+	setFlags := uint(unix.AT_EMPTY_PATH)
+	if flags&unix.AT_RECURSIVE != 0 {
+		setFlags |= unix.AT_RECURSIVE
+	}
+	if err := unix.MountSetattr(fd, "", setFlags, attr); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("mount_setattr: %w", err)
+	}
+	if idmap {
+		ns, err := idmapUserns(int(st.Uid), int(st.Gid), b.id.hostUID, b.id.hostGID)
+		if err == nil {
+			err = unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_IDMAP, Userns_fd: uint64(ns)})
+		}
+		if err != nil && strict {
+			unix.Close(fd)
+			return nil, fmt.Errorf("%w: the workspace belongs to uid %d and the sandbox runs as uid %d; showing its files as the sandbox's needs an idmapped mount, which this filesystem refuses (%v)",
+				ErrUnsupported, st.Uid, b.id.hostUID, err)
+		}
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
+func (p *mountPlan) close() {
+	for _, m := range p.mounts {
+		if m.file != nil {
+			m.file.Close()
+		}
+		if m.upper != nil {
+			m.upper.Close()
+		}
+	}
+}
+
+// cleanAbs cleans an absolute path; "" for a relative or empty one.
+func cleanAbs(p string) string {
+	if p == "" || !filepath.IsAbs(p) {
+		return ""
+	}
+	return filepath.Clean(p)
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	if dir == "" {
+		return false
+	}
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && filepath.IsLocal(rel) || rel == "."
+}
+
+func underSystem(p string) bool {
+	for _, d := range systemDirs {
+		if within(p, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// existingParent returns p when it exists, else its nearest existing
+// parent: a write escalation for a file yet to be created shows its
+// folder.
+func existingParent(p string) string {
+	for p != "" && p != "/" {
+		if _, err := os.Lstat(p); err == nil {
+			return p
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return ""
+		}
+		p = filepath.Dir(p)
+	}
+	return p
+}

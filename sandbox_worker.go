@@ -1,0 +1,69 @@
+package lcp
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/lcptools/lcp/sandbox"
+	"github.com/lcptools/lcp/worker"
+)
+
+// workerEnv are the variables of a worker's own environment that reach
+// it inside a sandbox, beside the sandbox's allow-list.
+var workerEnv = []string{"MALLOC_ARENA_MAX", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "PYTHONIOENCODING"}
+
+// wrapWorker runs the worker of a Python tool library inside the kernel
+// sandbox when its host configuration asks for it (sandbox:
+// "workspace-write" or "read-only") or Config.Sandbox does for all. Other
+// libraries run as they are: they are the user's own, trusted code.
+func (e *Engine) wrapWorker(cmd *exec.Cmd, lib worker.Library, ws string) (func(), error) {
+	stem := lib.Stem
+	if stem == "" {
+		stem = strings.TrimSuffix(filepath.Base(lib.Path), ".py")
+	}
+	set, err := sandbox.ReadSettings(e.cfg.HostToolConfigs[stem])
+	if err != nil {
+		return nil, fmt.Errorf("library %s: %w", stem, err)
+	}
+	var mode sandbox.Mode
+	switch set.Setting {
+	case sandbox.SettingReadOnly:
+		mode = sandbox.ReadOnly
+	case sandbox.SettingWorkspaceWrite, sandbox.SettingOn:
+		mode = sandbox.Write
+	case sandbox.SettingOff:
+		return func() {}, nil
+	default:
+		if !e.cfg.Sandbox {
+			return func() {}, nil
+		}
+		mode = sandbox.Write
+	}
+	program, paths := sandbox.Python(cmd.Path)
+	// Python finds its prefix from argv[0]: a bare name would be looked up
+	// in the sandbox's PATH, where a shim's folder may be hidden.
+	cmd.Path = program
+	if len(cmd.Args) > 0 {
+		cmd.Args[0] = program
+	}
+	if lib.Code == "" && lib.Path != "" {
+		paths = append(paths, filepath.Dir(lib.Path))
+	}
+	var extra []string
+	for _, kv := range cmd.Env {
+		k, _, _ := strings.Cut(kv, "=")
+		if (strings.HasPrefix(k, "LCP_") || slices.Contains(workerEnv, k)) && !sandbox.IsSecretName(k) {
+			extra = append(extra, kv)
+		}
+	}
+	box, err := sandbox.Wrap(cmd, set.Policy(ws, mode, extra, paths))
+	if err != nil {
+		return nil, fmt.Errorf("library %s: %w", stem, err)
+	}
+	// A worker writes its workspace directly: the box holds nothing to
+	// read back once the process runs.
+	return func() { box.Started(); box.Close() }, nil
+}
