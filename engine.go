@@ -134,9 +134,16 @@ type Config struct {
 	// Toolsets are more toolsets for the inventory (native Go tools of
 	// the host, MCP servers...), after the LCP tools; first name wins.
 	Toolsets []tool.Toolset
+	// Prompts are the host's own prompts (tool.NewPrompts), offered with
+	// the libraries' system prompts and the MCP servers' prompts (see
+	// Engine.Prompts); lcp mcp serves them all as MCP prompts.
+	Prompts tool.PromptSet
 	// LLM is the host's language model (an *llm.Client, say): Python tools
-	// reach it through lollms_client_instance.generate_text. Nil: they see
-	// llm as None.
+	// reach it through lollms_client_instance.generate_text, native tools
+	// through tool.Generate. It is the model of every call; without it, a
+	// call uses the model its caller gave (tool.CallOptions.Generator: lcp
+	// mcp gives the client's, through MCP sampling), and a call with none
+	// sees llm as None.
 	LLM Generator
 	// Respond answers the confirmations and questions of calls made with
 	// Engine.Call and ExecuteTool. Nil: confirmations are rejected and
@@ -171,12 +178,9 @@ type Config struct {
 type Change = binding.Change
 
 // Generator is the language model Python tools reach through
-// lollms_client_instance.generate_text; *llm.Client is one.
-type Generator interface {
-	// GenerateJSON completes prompt; options is a JSON object of the
-	// tool's keyword arguments (n_predict, temperature...).
-	GenerateJSON(ctx context.Context, prompt string, options json.RawMessage) (string, error)
-}
+// lollms_client_instance.generate_text and native tools through
+// tool.Generate; *llm.Client is one.
+type Generator = tool.Generator
 
 // Engine is a running inventory. It is safe for concurrent use.
 type Engine struct {
@@ -186,6 +190,7 @@ type Engine struct {
 	remote   *mcp.ClientToolset
 	inv      *tool.Inventory
 	watcher  *watch.Watcher
+	prompts  tool.PromptSet
 }
 
 // New builds the engine's inventory. Problems with individual tool files
@@ -286,6 +291,11 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 	}
 	sets = append(sets, e.cfg.Toolsets...)
 	e.inv = tool.Compose(sets...)
+	var remotePrompts tool.PromptSet
+	if e.remote != nil {
+		remotePrompts = e.remote
+	}
+	e.prompts = tool.ComposePrompts(libraryPrompts{b}, remotePrompts, e.cfg.Prompts)
 	if e.cfg.Watch {
 		w, err := watch.New(e.watchReload, &watch.Options{Quiet: e.cfg.WatchQuiet, Logger: e.cfg.Logger})
 		if err != nil {
@@ -326,14 +336,15 @@ func (e *Engine) Reload(ctx context.Context) (*Change, error) {
 func (e *Engine) Tools(ctx context.Context) ([]tool.Info, error) { return e.inv.Tools(ctx) }
 
 // Handler returns a handler for one call. Config.OnEvent sees the
-// events of the calls made through it.
+// events of the calls made through it, and Config.LLM, when set, is their
+// language model.
 func (e *Engine) Handler(ctx context.Context, name string) (tool.Handler, error) {
 	h, err := e.inv.Handler(ctx, name)
 	if err != nil {
 		return h, err
 	}
-	if e.cfg.OnEvent != nil {
-		h = &eventHandler{Handler: h, sink: e.cfg.OnEvent}
+	if e.cfg.OnEvent != nil || e.cfg.LLM != nil {
+		h = &engineHandler{Handler: h, sink: e.cfg.OnEvent, llm: e.cfg.LLM}
 	}
 	if e.cfg.OnCall != nil {
 		h = &observed{Handler: h, name: name, report: e.cfg.OnCall}
@@ -341,15 +352,22 @@ func (e *Engine) Handler(ctx context.Context, name string) (tool.Handler, error)
 	return h, nil
 }
 
-// eventHandler adds the engine's subscriber to the calls of a handler.
-type eventHandler struct {
+// engineHandler adds the engine's subscriber and language model to the
+// calls of a handler.
+type engineHandler struct {
 	tool.Handler
 	sink func(tool.Event)
+	llm  tool.Generator
 }
 
-func (h *eventHandler) Invoke(ctx context.Context, inv tool.Invocation) (tool.Step, error) {
-	if inv.Parent == nil { // a nested call reaches the parent's subscribers
+func (h *engineHandler) Invoke(ctx context.Context, inv tool.Invocation) (tool.Step, error) {
+	if inv.Parent == nil && h.sink != nil { // a nested call reaches the parent's subscribers
 		inv.OnEvent = tool.JoinSinks(inv.OnEvent, h.sink)
+	}
+	if h.llm != nil {
+		// The configured model is the model of every call; the caller's
+		// (an MCP client's sampling) serves only where none is configured.
+		inv.Generator = h.llm
 	}
 	return h.Handler.Invoke(ctx, inv)
 }

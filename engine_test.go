@@ -163,6 +163,90 @@ func TestOmniToolGeneratesWithTheHostLLM(t *testing.T) {
 	}
 }
 
+// recordingModel is a tool.Generator that answers with a fixed text and
+// records what it was asked.
+type recordingModel struct {
+	mu      sync.Mutex
+	answer  string
+	prompts []string
+	options []string
+}
+
+func (m *recordingModel) GenerateJSON(_ context.Context, prompt string, options json.RawMessage) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.prompts = append(m.prompts, prompt)
+	m.options = append(m.options, string(options))
+	return m.answer, nil
+}
+
+// Without a configured LLM, a call uses the model its caller gives (what
+// lcp mcp does with a client that offers sampling).
+func TestOmniToolGeneratesWithTheCallersModel(t *testing.T) {
+	needPython(t)
+	eng := newOmniEngine(t, nil)
+	model := &recordingModel{answer: " From the client's model. "}
+	res, err := eng.Call(context.Background(), "tool_caption", json.RawMessage(`{"subject":"a fox"}`), &tool.CallOptions{Generator: model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Success || res.Text() != "From the client's model." {
+		t.Fatalf("caption: %+v %s", res, res.Text())
+	}
+	if len(model.prompts) != 1 || model.prompts[0] != "Caption for a fox" || !strings.Contains(model.options[0], `"n_predict":32`) {
+		t.Fatalf("the model saw %q with %q", model.prompts, model.options)
+	}
+}
+
+// A configured LLM is the model of every call, whatever the caller gives.
+func TestConfiguredLLMWinsOverTheCallersModel(t *testing.T) {
+	needPython(t)
+	srv := llmtest.New(t, llmtest.Text("From the configured model."))
+	eng, err := lcp.New(context.Background(), &lcp.Config{ToolsFolders: []string{"testdata/omni"}, Workspace: t.TempDir(), LLM: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	model := &recordingModel{answer: "from the caller"}
+	res, err := eng.Call(context.Background(), "tool_caption", json.RawMessage(`{"subject":"a fox"}`), &tool.CallOptions{Generator: model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text() != "From the configured model." || len(model.prompts) != 0 {
+		t.Fatalf("caption %q; the caller's model was asked %d times", res.Text(), len(model.prompts))
+	}
+}
+
+// Native tools ask the call's model with tool.Generate.
+func TestNativeToolGenerates(t *testing.T) {
+	ask, err := native.Func(tool.Info{Name: "ask", Description: "Asks the model."}, func(ctx context.Context, args map[string]any) (any, error) {
+		return tool.Generate(ctx, "Say hi", json.RawMessage(`{"n_predict":5}`))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	natives, _ := native.New(nil, ask)
+	eng, err := lcp.New(context.Background(), &lcp.Config{ToolFiles: []string{filepath.Join(t.TempDir(), "none.py")}, Toolsets: []tool.Toolset{natives}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	res, err := eng.Call(context.Background(), "ask", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Success || !strings.Contains(res.Error, "no language model") {
+		t.Fatalf("without a model: %+v", res)
+	}
+	res, err = eng.Call(context.Background(), "ask", nil, &tool.CallOptions{Generator: &recordingModel{answer: "hi"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Success || res.Text() != "hi" {
+		t.Fatalf("with a model: %+v", res)
+	}
+}
+
 // What a Python tool prints is an event of its call: the call's own
 // subscriber and the engine's see it; the result does not carry it.
 func TestPrintedOutputIsAnEventOfTheCall(t *testing.T) {
@@ -224,5 +308,51 @@ func TestEngineMountAPI(t *testing.T) {
 	info, err := eng.LoadToolByName(context.Background(), "tool_recurse")
 	if err != nil || info.Name != "tool_recurse" {
 		t.Errorf("LoadToolByName = %+v, %v", info, err)
+	}
+}
+
+// The engine's prompts: the libraries' system prompts, then the host's.
+func TestEnginePrompts(t *testing.T) {
+	needPython(t)
+	dir := t.TempDir()
+	lib := "def tool_notes_prompt():\n    return 'Keep notes short.'\n\ndef tool_note(text: str):\n    \"\"\"Writes a note.\"\"\"\n    return 'noted'\n"
+	if err := os.WriteFile(filepath.Join(dir, "notes.py"), []byte(lib), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	host, err := tool.NewPrompts(tool.PromptDef{
+		Prompt: tool.Prompt{Name: "summarize", Arguments: []tool.PromptArgument{{Name: "topic", Required: true}}},
+		Get: func(_ context.Context, args map[string]string) (*tool.PromptResult, error) {
+			return &tool.PromptResult{Messages: []tool.PromptMessage{{Role: "user", Content: tool.TextContent("Summarize " + args["topic"])}}}, nil
+		},
+		Complete: func(context.Context, string, string, map[string]string) ([]string, error) {
+			return []string{"news"}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := lcp.New(context.Background(), &lcp.Config{ToolsFolders: []string{dir}, Workspace: t.TempDir(), Prompts: host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ctx := context.Background()
+	list, err := eng.Prompts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 || list[0].Name != "tool_notes_prompt" || list[1].Name != "summarize" {
+		t.Fatalf("prompts = %+v", list)
+	}
+	got, err := eng.GetPrompt(ctx, "tool_notes_prompt", nil)
+	if err != nil || got.Messages[0].Content.Text != "Keep notes short." {
+		t.Fatalf("library prompt = %+v, %v", got, err)
+	}
+	got, err = eng.GetPrompt(ctx, "summarize", map[string]string{"topic": "the week"})
+	if err != nil || got.Messages[0].Content.Text != "Summarize the week" {
+		t.Fatalf("host prompt = %+v, %v", got, err)
+	}
+	if v, err := eng.CompletePrompt(ctx, "summarize", "topic", "", nil); err != nil || len(v) != 1 {
+		t.Errorf("completion = %v, %v", v, err)
 	}
 }

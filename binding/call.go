@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/lcptools/lcp/hitl"
 	"github.com/lcptools/lcp/pysrc"
@@ -54,6 +55,7 @@ func (b *Binding) run(ctx context.Context, e *entry, c *tool.CallRequest) (*tool
 	if b.opts.Host != nil {
 		req.HasLLM = b.opts.Host.HasLLM()
 	}
+	req.HasLLM = req.HasLLM || c.Generator != nil
 	req.HasDiscussion = c.Conversation != nil
 	host := &callHost{b: b, ctx: ctx, call: c}
 	if b.ownPool {
@@ -180,11 +182,11 @@ func (b *Binding) result(name, stem string, reply *worker.Reply) (*tool.Result, 
 		if err != nil {
 			return nil, &tool.ProtocolError{Tool: name, Message: err.Error()}
 		}
-		if len(reply.Converted) > 0 {
+		if conv := contentNotesDropped(reply.Converted); len(conv) > 0 {
 			if res.Payload == nil {
 				res.Payload = map[string]json.RawMessage{}
 			}
-			res.Payload["_converted"] = reply.Converted
+			res.Payload["_converted"] = conv
 		}
 	}
 	if reply.StateReset {
@@ -195,6 +197,44 @@ func (b *Binding) result(name, stem string, reply *worker.Reply) (*tool.Result, 
 		res.Payload["_state_reset"] = note
 	}
 	return res, nil
+}
+
+// contentNotesDropped removes from the worker's conversion notes those of
+// bytes given as the data or blob of a content block (tool.ContentKey):
+// base64 is what a block carries there, so a tool may put bytes in its
+// blocks without a note about it.
+func contentNotesDropped(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return raw
+	}
+	var notes []struct {
+		Path string `json:"path"`
+		From string `json:"from"`
+	}
+	if json.Unmarshal(raw, &notes) != nil {
+		return raw
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil || len(items) != len(notes) {
+		return raw
+	}
+	prefix := "/" + tool.ContentKey + "/"
+	kept := items[:0]
+	for i, n := range notes {
+		if n.From == "bytes" && strings.HasPrefix(n.Path, prefix) &&
+			(strings.HasSuffix(n.Path, "/data") || strings.HasSuffix(n.Path, "/resource/blob")) {
+			continue
+		}
+		kept = append(kept, items[i])
+	}
+	if len(kept) == len(notes) {
+		return raw
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	out, _ := json.Marshal(kept)
+	return out
 }
 
 func failure(msg, traceback string) *tool.Result {
@@ -289,7 +329,13 @@ func (h *callHost) ExecuteTool(_ context.Context, name string, params json.RawMe
 	return raw
 }
 
+// Generate runs generate_text: with the call's language model when it has
+// one (the host's configured model, or the sampling of the MCP client
+// that called), else with the Host's.
 func (h *callHost) Generate(_ context.Context, r worker.GenerateRequest) (string, error) {
+	if h.call != nil && h.call.Generator != nil {
+		return h.call.Generator.GenerateJSON(h.ctx, r.Prompt, r.Options)
+	}
 	if h.b.opts.Host == nil || !h.b.opts.Host.HasLLM() {
 		return "", errors.New("no LLM is configured in this host")
 	}

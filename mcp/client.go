@@ -531,12 +531,18 @@ func (r *remote) toInfo(t *sdk.Tool, lib tool.Library) tool.Info {
 	if desc == "" {
 		desc = t.Title
 	}
+	ann := r.store.annotations(t.Name)
+	if ann == nil {
+		ann = fromSDKToolAnnotations(t.Annotations)
+	}
 	return tool.Info{
 		Name:         r.cfg.Alias + Separator + t.Name,
+		Title:        t.Title,
 		Description:  desc,
 		InputSchema:  in,
 		OutputSchema: out,
 		Interactions: mcpInteractions,
+		Annotations:  ann,
 		Library:      lib,
 	}
 }
@@ -705,6 +711,12 @@ func (r *remote) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elici
 	in, err := fromElicit(req.Params)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	}
+	if in.req.Kind == tool.KindForm && !in.url {
+		// The form's fields in the order the server wrote them.
+		if raw := r.store.form(req.Params.RequestedSchema); raw != nil {
+			in.req.Schema = raw
+		}
 	}
 	e, _ := ctx.Value(entryKey{}).(*callEntry)
 	if e == nil {

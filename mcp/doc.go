@@ -11,7 +11,10 @@
 // the link of a URL elicitation); progress notifications are progress
 // events of the call (tool.Event); arguments are coerced as SPEC §7 says
 // before they are sent; a stdio server that dies is reported with its
-// exit status and started again on the next call.
+// exit status and started again on the next call. A result's content
+// blocks (images, audio, resources) arrive in Result.Content in order, a
+// tool's annotations in tool.Info.Annotations, and the servers' prompts
+// are the toolset's own (it is a tool.PromptSet).
 //
 // As a server, NewServer serves any tool.Toolset over stdio (ServeStdio)
 // or streamable HTTP (Handler, ListenAndServe): confirmations become form
@@ -21,9 +24,13 @@
 // request goes through a hitl.Broker (its policy, "always" memory and time
 // limits) with the session's front end in its context. A call's progress
 // events become notifications/progress, its log records
-// notifications/message. The HTTP endpoint binds to loopback by default
-// and checks Host, Origin, an optional bearer token and the size of
-// requests.
+// notifications/message. Content blocks leave as the tool made them;
+// ServerOptions.Prompts are served as MCP prompts, with completion of
+// their arguments; a client that offers sampling lends its model to the
+// calls (tool.Generate); a host adds resources (AddResource). The HTTP
+// endpoint binds to loopback by default and checks Host, Origin, an
+// optional bearer token and the size of requests; HTTPOptions.PollAfter
+// lets clients poll long calls (SSE polling).
 //
 //	servers, err := mcp.LoadConfig("mcp.json")
 //	if err != nil {

@@ -83,8 +83,8 @@ func fromElicit(p *sdk.ElicitParams) (*incoming, error) {
 			if def, ok := prop["default"].(string); ok {
 				r.Default = &def
 			}
-			if opts := stringOptions(prop); len(opts) > 0 {
-				r.Kind, r.Options = tool.KindSelect, opts
+			if opts, titles := stringOptions(prop); len(opts) > 0 {
+				r.Kind, r.Options, r.OptionTitles = tool.KindSelect, opts, titles
 				if r.Default != nil && !slices.Contains(opts, *r.Default) {
 					r.Default = nil
 				}
@@ -103,28 +103,52 @@ func fromElicit(p *sdk.ElicitParams) (*incoming, error) {
 	}}, nil
 }
 
-// stringOptions returns the choices of a string property: its enum, or
-// the consts of its oneOf/anyOf (titled enums).
-func stringOptions(prop map[string]any) []string {
-	var out []string
+// stringOptions returns the choices of a string property — its enum, or
+// the consts of its oneOf/anyOf — and their titles (the legacy enumNames,
+// or the consts' titles: SEP-1330), nil when none differs from its value.
+func stringOptions(prop map[string]any) (values, titles []string) {
 	if enum, ok := prop["enum"].([]any); ok {
-		for _, e := range enum {
-			if s, ok := e.(string); ok {
-				out = append(out, s)
+		names, _ := prop["enumNames"].([]any)
+		for i, e := range enum {
+			s, ok := e.(string)
+			if !ok {
+				continue
 			}
+			values = append(values, s)
+			title := s
+			if len(names) == len(enum) {
+				if n, ok := names[i].(string); ok && n != "" {
+					title = n
+				}
+			}
+			titles = append(titles, title)
 		}
-		return out
+		return values, titlesIfAny(values, titles)
 	}
 	for _, key := range []string{"oneOf", "anyOf"} {
 		alts, _ := prop[key].([]any)
 		for _, a := range alts {
 			m, _ := a.(map[string]any)
 			if s, ok := m["const"].(string); ok {
-				out = append(out, s)
+				title, _ := m["title"].(string)
+				if title == "" {
+					title = s
+				}
+				values, titles = append(values, s), append(titles, title)
 			}
 		}
-		if len(out) > 0 {
-			return out
+		if len(values) > 0 {
+			return values, titlesIfAny(values, titles)
+		}
+	}
+	return nil, nil
+}
+
+// titlesIfAny returns titles when one of them differs from its value.
+func titlesIfAny(values, titles []string) []string {
+	for i := range values {
+		if titles[i] != values[i] {
+			return titles
 		}
 	}
 	return nil
@@ -154,7 +178,7 @@ func (in *incoming) result(resp tool.Response) *sdk.ElicitResult {
 	}
 	switch v := resp.Value.(type) {
 	case map[string]any:
-		return &sdk.ElicitResult{Action: actionAccept, Content: in.withDefaults(v)}
+		return &sdk.ElicitResult{Action: actionAccept, Content: in.withDefaults(plainJSON(v).(map[string]any))}
 	case json.RawMessage:
 		var m map[string]any
 		if json.Unmarshal(v, &m) == nil && m != nil {
@@ -162,6 +186,42 @@ func (in *incoming) result(resp tool.Response) *sdk.ElicitResult {
 		}
 	}
 	return &sdk.ElicitResult{Action: actionDecline}
+}
+
+// plainJSON returns v with its numbers as int64 or float64: front ends
+// keep typed numbers exact as json.Number, which is a string to Go's
+// reflection — and so to the SDK's check of the answer against the
+// form's schema, which would refuse an integer typed as 5.
+func plainJSON(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		if f, err := x.Float64(); err == nil {
+			return f
+		}
+		return x.String()
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = plainJSON(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = plainJSON(e)
+		}
+		return out
+	case []string:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = e
+		}
+		return out
+	}
+	return v
 }
 
 // withDefaults fills the fields the person left out with the defaults of
@@ -226,6 +286,11 @@ func toElicit(r *tool.Request) (*sdk.ElicitParams, error) {
 		}
 		if r.Kind == tool.KindSelect {
 			prop["enum"] = r.Options
+			if len(r.OptionTitles) == len(r.Options) {
+				// The titled form every revision reads (deprecated by
+				// SEP-1330 in favour of oneOf, which older clients lack).
+				prop["enumNames"] = r.OptionTitles
+			}
 		}
 		if r.Default != nil {
 			prop["default"] = *r.Default

@@ -37,7 +37,7 @@ func TestFromElicit(t *testing.T) {
 		{
 			name:   "titled oneOf is select",
 			params: `{"message":"Hero?","requestedSchema":{"type":"object","properties":{"h":{"type":"string","oneOf":[{"const":"h1","title":"Superman"},{"const":"h2","title":"Batman"}],"default":"nope"}}}}`,
-			want:   tool.Request{Kind: tool.KindSelect, Prompt: "Hero?", Options: []string{"h1", "h2"}},
+			want:   tool.Request{Kind: tool.KindSelect, Prompt: "Hero?", Options: []string{"h1", "h2"}, OptionTitles: []string{"Superman", "Batman"}},
 			answer: tool.Response{Action: tool.Decline},
 			result: sdk.ElicitResult{Action: "decline"},
 		},
@@ -171,6 +171,7 @@ func FuzzFromElicit(f *testing.F) {
 func FuzzSchemaCapture(f *testing.F) {
 	f.Add([]byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[{\"name\":\"t\",\"inputSchema\":{\"type\":\"object\",\"b\":1,\"a\":2}}]}}\n\n"), uint8(7))
 	f.Add([]byte("data: {\"inputSchema\"\r\ndata: x\n\n\n"), uint8(1))
+	f.Add([]byte("data: {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"elicitation/create\",\"params\":{\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"b\":{},\"a\":{}}}}}\n\n"), uint8(3))
 	f.Fuzz(func(t *testing.T, data []byte, chunk uint8) {
 		store := newSchemaStore()
 		tee := &sseTee{store: store}
@@ -192,5 +193,22 @@ func TestSSECaptureKeepsKeyOrder(t *testing.T) {
 	in, _ := store.get("t")
 	if string(in) != `{"type":"object","properties":{"z":{},"a":{}}}` {
 		t.Errorf("captured %s", in)
+	}
+}
+
+// A server's form keeps its fields' order through lcp's client.
+func TestSSECaptureKeepsFormOrder(t *testing.T) {
+	store := newSchemaStore()
+	tee := &sseTee{store: store}
+	ev := "data: {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"elicitation/create\",\"params\":{\"message\":\"m\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"z\":{\"type\":\"string\"},\"a\":{\"type\":\"integer\"}}}}}\n\n"
+	for i := 0; i < len(ev); i += 7 {
+		tee.feed([]byte(ev[i:min(i+7, len(ev))]))
+	}
+	decoded := map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "integer"}, "z": map[string]any{"type": "string"}}}
+	if got := string(store.form(decoded)); got != `{"type":"object","properties":{"z":{"type":"string"},"a":{"type":"integer"}}}` {
+		t.Errorf("form = %s", got)
+	}
+	if store.form(map[string]any{"type": "object"}) != nil {
+		t.Error("a form never seen was found")
 	}
 }

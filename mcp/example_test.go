@@ -65,3 +65,21 @@ func ExampleParseConfig() {
 	// files stdio
 	// search http
 }
+
+// A Go host serves a document beside its tools.
+func ExampleServer_AddResource() {
+	ctx := context.Background()
+	inventory, _ := native.New(nil)
+	srv := mcp.NewServer(inventory, nil)
+	defer srv.Close()
+	err := srv.AddResource(mcp.Resource{URI: "notes://todo", Name: "todo", MIMEType: "text/markdown",
+		Read: func(ctx context.Context, uri string) ([]tool.Content, error) {
+			return []tool.Content{tool.ResourceContent(uri, "text/markdown", "- write the docs")}, nil
+		}})
+	fmt.Println(err)
+	// Subscribed clients hear of a change.
+	fmt.Println(srv.ResourceUpdated(ctx, "notes://todo"))
+	// Output:
+	// <nil>
+	// <nil>
+}

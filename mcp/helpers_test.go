@@ -91,6 +91,11 @@ func testInventory(t testing.TB) *native.Toolset {
 				}
 				return fmt.Sprintf("key of %d characters accepted", len(k)), nil
 			})).Interactive(tool.Capabilities{Secret: true}),
+		must(native.Func(tool.Info{Name: "ask_model", Description: "Asks the language model of the call (the client's, through sampling).", InputSchema: obj(`{"type":"object","properties":{"question":{"type":"string"}},"required":["question"]}`)},
+			func(ctx context.Context, args map[string]any) (any, error) {
+				q, _ := args["question"].(string)
+				return tool.Generate(ctx, q, json.RawMessage(`{"n_predict":40,"system_prompt":"Answer in one word."}`))
+			})),
 		must(native.Func(tool.Info{Name: "slow", Description: "Works until cancelled or done.", InputSchema: obj(`{"type":"object","properties":{"ms":{"type":"integer"}}}`)},
 			func(ctx context.Context, args map[string]any) (any, error) {
 				ms, _ := args["ms"].(json.Number).Int64()

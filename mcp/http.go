@@ -77,6 +77,13 @@ type HTTPOptions struct {
 	MaxInflightBytes int64
 	// Metrics, when set, is served at /metrics behind the bearer token.
 	Metrics http.Handler
+	// PollAfter, when positive, closes the event stream of a call still
+	// running after this long, asking its client to reconnect (SSE
+	// polling, SEP-1699; clients of revision 2025-11-25 and later): the
+	// client gets what it missed from the server's event store, replayed
+	// after its Last-Event-ID. For proxies and load balancers that cut
+	// long requests. Zero: streams stay open until the call ends.
+	PollAfter time.Duration
 }
 
 // DefaultMaxBodyBytes is the default cap on the size of a request body.
@@ -122,11 +129,19 @@ func (s *Server) Handler(opts *HTTPOptions) http.Handler {
 	o := opts.withDefaults()
 	s.presync(context.Background())
 	get := func(*http.Request) *sdk.Server { return s.sdk }
-	stateful := sdk.NewStreamableHTTPHandler(get, &sdk.StreamableHTTPOptions{
+	sopts := &sdk.StreamableHTTPOptions{
 		Logger:              s.opts.Logger,
 		MaxRequestBodyBytes: o.MaxBodyBytes,
 		SessionTimeout:      o.SessionTimeout,
-	})
+	}
+	var stateful http.Handler
+	if o.PollAfter > 0 {
+		s.pollAfter.Store(int64(o.PollAfter))
+		sopts.EventStore = eventStore()
+		stateful = s.negotiatedRevision(sdk.NewStreamableHTTPHandler(get, sopts))
+	} else {
+		stateful = sdk.NewStreamableHTTPHandler(get, sopts)
+	}
 	stateless := sdk.NewStreamableHTTPHandler(get, &sdk.StreamableHTTPOptions{
 		Stateless:                    true,
 		Logger:                       s.opts.Logger,

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -72,6 +73,11 @@ type tsOutput struct {
 	Progress          int               `json:"progress"`
 	Sessions          [][]string        `json:"sessions"`
 	SessionAsked      []int             `json:"sessionAsked"`
+	Sampled           []struct {
+		Text         string `json:"text"`
+		MaxTokens    int    `json:"maxTokens"`
+		SystemPrompt string `json:"systemPrompt"`
+	} `json:"sampled"`
 }
 
 func TestTypeScriptClientDrivesLCPServer(t *testing.T) {
@@ -127,6 +133,7 @@ func TestTypeScriptClientDrivesLCPServer(t *testing.T) {
 				{"reject", "rejected: not on a Friday", true},
 				{"pick", "picked blue", false},
 				{"login", "key of 12 characters accepted", false},
+				{"sampling", "Lighthouse", false},
 			}
 			for _, c := range checks {
 				got := get(c.key)
@@ -147,6 +154,10 @@ func TestTypeScriptClientDrivesLCPServer(t *testing.T) {
 			}
 			if b, _ := json.Marshal(out.Asked); bytes.Contains(b, []byte("s3cret")) {
 				t.Errorf("the secret went through the client: %s", b)
+			}
+			// The tool asked the client's model, with its options.
+			if len(out.Sampled) != 1 || out.Sampled[0].Text != "What guides ships at night?" || out.Sampled[0].MaxTokens != 40 || out.Sampled[0].SystemPrompt != "Answer in one word." {
+				t.Errorf("sampling requests = %+v", out.Sampled)
 			}
 			if out.Cancel != "aborted" {
 				t.Errorf("cancel = %q", out.Cancel)
@@ -304,8 +315,19 @@ func TestClientOfServerEverything(t *testing.T) {
 			}
 
 			res, err = tool.Call(ctx, c, "everything::get-tiny-image", nil, nil)
-			if err != nil || len(res.Content) == 0 || res.Content[0].Type != "image" || res.Content[0].MIMEType != "image/png" || len(res.Content[0].Data) == 0 {
-				t.Errorf("tiny image = %+v, %v", res, err)
+			if err != nil {
+				t.Fatalf("tiny image: %v", err)
+			}
+			// The result's blocks, in order: text, the image, text.
+			var img *tool.Content
+			for i := range res.Content {
+				if res.Content[i].Type == tool.ContentImage {
+					img = &res.Content[i]
+					break
+				}
+			}
+			if img == nil || img.MIMEType != "image/png" || len(img.Data) == 0 || res.Content[0].Type != tool.ContentText {
+				t.Errorf("tiny image: %d blocks, output %s", len(res.Content), res.Output)
 			}
 
 			res, err = tool.Call(ctx, c, "everything::trigger-long-running-operation", json.RawMessage(`{"duration":0.3,"steps":3}`), nil)
@@ -335,6 +357,31 @@ func TestClientOfServerEverything(t *testing.T) {
 			res, err = tool.Call(ctx, c, "everything::trigger-elicitation-request", nil, nil)
 			if err != nil || !strings.Contains(res.Text(), "declined") {
 				t.Errorf("declined elicitation = %+v, %v", res, err)
+			}
+
+			// The server's prompts are the inventory's, named like its tools.
+			prompts, err := c.Prompts(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var pnames []string
+			for _, p := range prompts {
+				pnames = append(pnames, p.Name)
+			}
+			if !slices.Contains(pnames, "everything::args-prompt") || !slices.Contains(pnames, "everything::completable-prompt") {
+				t.Errorf("prompts = %v", pnames)
+			}
+			got, err := c.GetPrompt(ctx, "everything::args-prompt", map[string]string{"city": "Lyon"})
+			if err != nil || len(got.Messages) != 1 || got.Messages[0].Content.Text != "What's weather in Lyon?" {
+				t.Errorf("args-prompt = %+v, %v", got, err)
+			}
+			var missing *tool.PromptArgumentsError
+			if _, err := c.GetPrompt(ctx, "everything::args-prompt", nil); !errors.As(err, &missing) {
+				t.Errorf("args-prompt without its city: %v", err)
+			}
+			values, err := c.CompletePrompt(ctx, "everything::completable-prompt", "name", "", map[string]string{"department": "Sales"})
+			if err != nil || !slices.Equal(values, []string{"David", "Eve", "Frank"}) {
+				t.Errorf("completion = %v, %v", values, err)
 			}
 
 			_, err = tool.Call(ctx, c, "everything::no-such-tool", nil, nil)

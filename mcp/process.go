@@ -233,8 +233,13 @@ type capturingConn struct {
 
 func (c *capturingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	m, err := c.Connection.Read(ctx)
-	if resp, ok := m.(*jsonrpc.Response); ok && err == nil {
-		c.store.captureResult(resp.Result)
+	if err == nil {
+		switch m := m.(type) {
+		case *jsonrpc.Response:
+			c.store.captureResult(m.Result)
+		case *jsonrpc.Request:
+			c.store.captureRequest(m)
+		}
 	}
 	return m, err
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -13,42 +12,22 @@ import (
 
 // fromMCP normalizes the result of an MCP tool like any other tool's
 // (SPEC §7 step 9): the structured content, when the server gave one, is
-// the tool's value; otherwise the text blocks joined by newlines are; a
-// result marked isError is a failure whose error is its text. Images,
-// audio, links and embedded binary resources go to Result.Content for
-// front ends, and are named in the text when there is no other text.
+// the tool's value; otherwise the text blocks joined by newlines are (or,
+// without text, a placeholder of each block); a result marked isError is
+// a failure whose error is its text. A result that is more than one text
+// block keeps its blocks, in order, in Result.Content, so that lcp mcp
+// passes them on unchanged and front ends can show them. A block lcp
+// cannot carry is an error.
 func fromMCP(res *sdk.CallToolResult) (*tool.Result, error) {
-	var (
-		texts []string
-		rich  []tool.Content
-	)
-	for _, c := range res.Content {
-		switch c := c.(type) {
-		case *sdk.TextContent:
-			texts = append(texts, c.Text)
-		case *sdk.ImageContent:
-			rich = append(rich, tool.Content{Type: "image", Data: c.Data, MIMEType: c.MIMEType})
-		case *sdk.AudioContent:
-			rich = append(rich, tool.Content{Type: "audio", Data: c.Data, MIMEType: c.MIMEType})
-		case *sdk.ResourceLink:
-			rich = append(rich, tool.Content{Type: "resource_link", URI: c.URI, Name: c.Name, MIMEType: c.MIMEType})
-		case *sdk.EmbeddedResource:
-			if c.Resource == nil {
-				continue
-			}
-			if c.Resource.Blob == nil {
-				texts = append(texts, c.Resource.Text)
-				continue
-			}
-			rich = append(rich, tool.Content{Type: "resource", URI: c.Resource.URI, MIMEType: c.Resource.MIMEType, Data: c.Resource.Blob})
+	blocks := make([]tool.Content, 0, len(res.Content))
+	for i, c := range res.Content {
+		b, err := fromSDKContent(c)
+		if err != nil {
+			return nil, fmt.Errorf("content block %d of the result: %w", i, err)
 		}
+		blocks = append(blocks, b)
 	}
-	if len(texts) == 0 {
-		for _, c := range rich {
-			texts = append(texts, describeContent(c))
-		}
-	}
-	text := strings.Join(texts, "\n")
+	text := tool.TextOf(blocks)
 
 	var raw json.RawMessage
 	switch {
@@ -73,44 +52,36 @@ func fromMCP(res *sdk.CallToolResult) (*tool.Result, error) {
 	if res.StructuredContent != nil && !res.IsError {
 		out.Structured = raw
 	}
-	out.Content = rich
+	if len(blocks) > 1 || (len(blocks) == 1 && blocks[0].Type != tool.ContentText) {
+		out.Content = blocks
+	}
 	return out, nil
 }
 
-func describeContent(c tool.Content) string {
-	switch c.Type {
-	case "resource_link":
-		return fmt.Sprintf("[link %s]", c.URI)
-	case "resource":
-		return fmt.Sprintf("[resource %s, %s, %d bytes]", c.URI, c.MIMEType, len(c.Data))
-	}
-	return fmt.Sprintf("[%s %s, %d bytes]", c.Type, c.MIMEType, len(c.Data))
-}
-
-// toMCP turns a result into what the MCP client gets: the text the LLM
-// reads (Result.Text) as the first text block; the tool's
-// prompt_injection, when it has one, as a second text block, so that
-// clients that feed every block to the model pass it on while the first
-// block stays exactly the tool's output; rich content as image, audio
-// and link blocks; isError on failure; and the structured value when the
-// tool declares an output schema.
+// toMCP turns a result into what the MCP client gets. A result made of
+// content blocks (Result.Content) gives those blocks, in order, unchanged;
+// any other gives the text the LLM reads (Result.Text) as one text block.
+// The tool's prompt_injection, when it has one, follows as a text block of
+// its own, so that clients that feed every block to the model pass it on
+// while the tool's own blocks stay exactly its output; isError marks a
+// failure; tools that declare an output schema get the structured value.
+// A block lcp cannot carry makes the result a failure that says so.
 func toMCP(res *tool.Result, structured bool) *sdk.CallToolResult {
 	out := &sdk.CallToolResult{IsError: !res.Success}
-	out.Content = append(out.Content, &sdk.TextContent{Text: res.Text()})
+	if len(res.Content) > 0 {
+		for i := range res.Content {
+			c, err := toSDKContent(&res.Content[i])
+			if err != nil {
+				msg := fmt.Sprintf("The tool returned content lcp cannot carry: content block %d: %v", i, err)
+				return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}
+			}
+			out.Content = append(out.Content, c)
+		}
+	} else {
+		out.Content = append(out.Content, &sdk.TextContent{Text: res.Text()})
+	}
 	if pi := res.PromptInjection(); pi != "" {
 		out.Content = append(out.Content, &sdk.TextContent{Text: pi})
-	}
-	for _, c := range res.Content {
-		switch c.Type {
-		case "image":
-			out.Content = append(out.Content, &sdk.ImageContent{Data: c.Data, MIMEType: c.MIMEType})
-		case "audio":
-			out.Content = append(out.Content, &sdk.AudioContent{Data: c.Data, MIMEType: c.MIMEType})
-		case "resource_link":
-			out.Content = append(out.Content, &sdk.ResourceLink{URI: c.URI, Name: c.Name, MIMEType: c.MIMEType})
-		case "resource":
-			out.Content = append(out.Content, &sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: c.URI, MIMEType: c.MIMEType, Blob: c.Data}})
-		}
 	}
 	// The engine's notes about the worker (the library's state was reset
 	// after a crash, or reloaded after its files changed) are for the

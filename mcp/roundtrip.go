@@ -45,10 +45,12 @@ type roundTrip struct {
 	expiry  *time.Timer
 }
 
+// inputAsk is one input request of the call: an elicitation, or a
+// sampling request of the client's model.
 type inputAsk struct {
 	id     string
-	params *sdk.ElicitParams
-	reply  chan *sdk.ElicitResult
+	params sdk.InputRequest
+	reply  chan sdk.InputResponse
 }
 
 func (s *Server) startRoundTrip(ctx context.Context, req *sdk.CallToolRequest, c *serverCall, args json.RawMessage) (*sdk.CallToolResult, error) {
@@ -61,6 +63,7 @@ func (s *Server) startRoundTrip(ctx context.Context, req *sdk.CallToolRequest, c
 		fe.elicit = rt.elicit
 		return fe
 	}
+	c.model = newClientModel(rt.sample, req.ClientCapabilities(), clientName(req.ClientInfo()))
 	go func() {
 		defer close(rt.done)
 		rt.res, rt.err = c.drive(runCtx, args)
@@ -75,7 +78,21 @@ func (s *Server) startRoundTrip(ctx context.Context, req *sdk.CallToolRequest, c
 // elicit is the front end's way to ask: it hands the question to the
 // round being served and waits for the client's next call.
 func (rt *roundTrip) elicit(ctx context.Context, p *sdk.ElicitParams) (*sdk.ElicitResult, error) {
-	a := &inputAsk{params: p, reply: make(chan *sdk.ElicitResult, 1)}
+	resp, err := rt.input(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	res, _ := resp.(*sdk.ElicitResult)
+	if res == nil {
+		res = &sdk.ElicitResult{Action: actionDecline}
+	}
+	return res, nil
+}
+
+// input hands an input request to the round being served and waits for
+// the client's answer, which comes with its next call.
+func (rt *roundTrip) input(ctx context.Context, p sdk.InputRequest) (sdk.InputResponse, error) {
+	a := &inputAsk{params: p, reply: make(chan sdk.InputResponse, 1)}
 	select {
 	case rt.asks <- a:
 	case <-ctx.Done():
@@ -157,12 +174,8 @@ func (s *Server) resume(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 	rt.mu.Unlock()
 	s.dropTrip(rt)
 
-	res, _ := resp.(*sdk.ElicitResult)
-	if res == nil {
-		res = &sdk.ElicitResult{Action: actionDecline}
-	}
 	rt.call.progress.attach(ctx, req, s.opts.ProgressInterval)
-	a.reply <- res
+	a.reply <- resp
 	return rt.await(ctx)
 }
 

@@ -9,19 +9,85 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/lcptools/lcp/tool"
 )
 
 // schemaStore keeps the raw input and output schemas of a server's tools as
 // they came on the wire, so that the key order of the server's schemas
-// survives into lcp's specs.
+// survives into lcp's specs, and their annotations, so that a hint given
+// as false stays distinct from one not given.
 type schemaStore struct {
 	mu  sync.Mutex
 	in  map[string]json.RawMessage
 	out map[string]json.RawMessage
+	ann map[string]json.RawMessage
+	// forms are the schemas of the server's recent elicitations as they
+	// came, keyed by their canonical form (keys sorted), so that a form
+	// is shown with its fields in the server's order.
+	forms     map[string]json.RawMessage
+	formOrder []string
 }
 
+// maxForms bounds the elicitation schemas a store keeps.
+const maxForms = 32
+
 func newSchemaStore() *schemaStore {
-	return &schemaStore{in: map[string]json.RawMessage{}, out: map[string]json.RawMessage{}}
+	return &schemaStore{in: map[string]json.RawMessage{}, out: map[string]json.RawMessage{}, ann: map[string]json.RawMessage{},
+		forms: map[string]json.RawMessage{}}
+}
+
+// captureRequest records the schema of an elicitation request.
+func (s *schemaStore) captureRequest(req *jsonrpc.Request) {
+	if req.Method != "elicitation/create" || !bytes.Contains(req.Params, []byte(`"requestedSchema"`)) {
+		return
+	}
+	var p struct {
+		RequestedSchema json.RawMessage `json:"requestedSchema"`
+	}
+	if json.Unmarshal(req.Params, &p) != nil || len(p.RequestedSchema) == 0 {
+		return
+	}
+	key, ok := canonicalJSON(p.RequestedSchema)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, seen := s.forms[key]; !seen {
+		s.formOrder = append(s.formOrder, key)
+		if len(s.formOrder) > maxForms {
+			delete(s.forms, s.formOrder[0])
+			s.formOrder = s.formOrder[1:]
+		}
+	}
+	s.forms[key] = compactJSON(p.RequestedSchema)
+}
+
+// form returns the schema of an elicitation as the server wrote it, given
+// the schema as the SDK decoded it; nil when it was not seen.
+func (s *schemaStore) form(decoded any) json.RawMessage {
+	raw, err := json.Marshal(decoded)
+	if err != nil {
+		return nil
+	}
+	key, ok := canonicalJSON(raw)
+	if !ok {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.forms[key]
+}
+
+// canonicalJSON writes a JSON value with the keys of its objects sorted.
+func canonicalJSON(raw json.RawMessage) (string, bool) {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return "", false
+	}
+	b, err := json.Marshal(v)
+	return string(b), err == nil
 }
 
 // captureResult records the schemas of a tools/list result; other results
@@ -35,6 +101,7 @@ func (s *schemaStore) captureResult(result json.RawMessage) {
 			Name         string          `json:"name"`
 			InputSchema  json.RawMessage `json:"inputSchema"`
 			OutputSchema json.RawMessage `json:"outputSchema"`
+			Annotations  json.RawMessage `json:"annotations"`
 		} `json:"tools"`
 	}
 	if json.Unmarshal(result, &list) != nil {
@@ -51,6 +118,11 @@ func (s *schemaStore) captureResult(result json.RawMessage) {
 		} else {
 			delete(s.out, t.Name)
 		}
+		if len(t.Annotations) > 0 && string(t.Annotations) != "null" {
+			s.ann[t.Name] = t.Annotations
+		} else {
+			delete(s.ann, t.Name)
+		}
 	}
 }
 
@@ -58,6 +130,22 @@ func (s *schemaStore) get(name string) (in, out json.RawMessage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.in[name], s.out[name]
+}
+
+// annotations returns the tool's annotations as the server wrote them,
+// nil when it wrote none or they are not an object lcp reads.
+func (s *schemaStore) annotations(name string) *tool.Annotations {
+	s.mu.Lock()
+	raw := s.ann[name]
+	s.mu.Unlock()
+	if raw == nil {
+		return nil
+	}
+	var a tool.Annotations
+	if json.Unmarshal(raw, &a) != nil {
+		return nil
+	}
+	return &a
 }
 
 func compactJSON(raw json.RawMessage) json.RawMessage {
@@ -71,15 +159,18 @@ func compactJSON(raw json.RawMessage) json.RawMessage {
 // captureMessage records the schemas of a JSON-RPC message, if it is a
 // response to tools/list.
 func (s *schemaStore) captureMessage(data []byte) {
-	if !bytes.Contains(data, []byte(`"inputSchema"`)) {
+	if !bytes.Contains(data, []byte(`"inputSchema"`)) && !bytes.Contains(data, []byte(`"requestedSchema"`)) {
 		return
 	}
 	msg, err := jsonrpc.DecodeMessage(data)
 	if err != nil {
 		return
 	}
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		s.captureResult(resp.Result)
+	switch m := msg.(type) {
+	case *jsonrpc.Response:
+		s.captureResult(m.Result)
+	case *jsonrpc.Request:
+		s.captureRequest(m)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -82,6 +83,11 @@ type ServerOptions struct {
 	// OnRefused is told of every request a limit refused: "calls",
 	// "session_calls", "sessions", "draining" (for metrics).
 	OnRefused func(limit string)
+	// Prompts, when set, are served as MCP prompts (prompts/list,
+	// prompts/get, and completion/complete of their arguments): an
+	// engine's (lcp.Engine: the libraries' system prompts, the host's,
+	// the MCP servers'), or a Go host's (tool.NewPrompts).
+	Prompts tool.PromptSet
 }
 
 func (o *ServerOptions) withDefaults() ServerOptions {
@@ -162,7 +168,10 @@ type Server struct {
 	opts ServerOptions
 	sdk  *sdk.Server
 
-	secrets *secretServer
+	secrets   *secretServer
+	prompts   promptNames
+	resources resourceSet
+	pollAfter atomic.Int64 // HTTPOptions.PollAfter, in nanoseconds
 
 	limiter   *callLimiter
 	sessions  sessionTable
@@ -206,12 +215,21 @@ func NewServer(ts tool.Toolset, opts *ServerOptions) *Server {
 	caps := &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}}
 	//lint:ignore SA1019 logging is deprecated from protocol 2026-07-28 on, and still what older clients show tools' log records with
 	caps.Logging = &sdk.LoggingCapabilities{}
-	s.sdk = sdk.NewServer(&sdk.Implementation{Name: s.opts.Name, Version: s.opts.Version}, &sdk.ServerOptions{
+	sopts := &sdk.ServerOptions{
 		Instructions: s.opts.Instructions,
 		Logger:       s.opts.Logger,
 		Capabilities: caps,
 		GetSessionID: sessionID,
-	})
+		// Subscriptions are accepted for the host's resources (see
+		// AddResource); the capability shows once there are some.
+		SubscribeHandler:   s.subscribe,
+		UnsubscribeHandler: s.unsubscribe,
+	}
+	if s.opts.Prompts != nil {
+		caps.Prompts = &sdk.PromptCapabilities{}
+		sopts.CompletionHandler = s.complete
+	}
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: s.opts.Name, Version: s.opts.Version}, sopts)
 	s.sdk.AddReceivingMiddleware(s.middleware)
 	return s
 }
@@ -302,6 +320,14 @@ func (s *Server) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 				return nil, rpcError(err)
 			}
 			defer s.limiter.release(ss)
+		case "prompts/list":
+			if s.opts.Prompts != nil {
+				return s.listPrompts(ctx)
+			}
+		case "prompts/get":
+			if p, ok := req.GetParams().(*sdk.GetPromptParams); ok && s.opts.Prompts != nil {
+				return s.getPrompt(ctx, p)
+			}
 		}
 		return next(ctx, method, req)
 	}
@@ -393,7 +419,8 @@ func refusalOf(err error) string {
 }
 
 func sameInfo(a, b *tool.Info) bool {
-	return a.Description == b.Description && bytes.Equal(a.InputSchema, b.InputSchema) && bytes.Equal(a.OutputSchema, b.OutputSchema)
+	return a.Description == b.Description && a.Title == b.Title && bytes.Equal(a.InputSchema, b.InputSchema) &&
+		bytes.Equal(a.OutputSchema, b.OutputSchema) && reflect.DeepEqual(a.Annotations, b.Annotations)
 }
 
 // toSDKTool describes a tool for tools/list. A tool whose input schema is
@@ -409,7 +436,8 @@ func (s *Server) toSDKTool(info tool.Info, wire string) (*sdk.Tool, *servedTool,
 		s.opts.Logger.Warn("not serving a tool whose input schema is not an object schema", "tool", info.Name)
 		return nil, nil, false
 	}
-	t := &sdk.Tool{Name: wire, Description: info.Description, InputSchema: in}
+	t := &sdk.Tool{Name: wire, Title: info.Title, Description: info.Description, InputSchema: in,
+		Annotations: toSDKToolAnnotations(info.Annotations)}
 	st := &servedTool{info: info, wire: wire}
 	if len(info.OutputSchema) > 0 && schemaType(info.OutputSchema) == "object" {
 		t.OutputSchema = info.OutputSchema
@@ -482,6 +510,11 @@ func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 	c.session = req.Session
 	if !newProtocol(req) {
 		ss := req.Session
+		if ss != nil {
+			// A client that offers sampling lends its model to the call.
+			//lint:ignore SA1019 see sampling.go: still how clients lend their model
+			c.model = newClientModel(ss.CreateMessage, req.ClientCapabilities(), clientName(req.ClientInfo()))
+		}
 		c.frontEnd = func() *clientFrontEnd {
 			fe := newClientFrontEnd(s, req.ClientCapabilities(), clientName(req.ClientInfo()))
 			fe.elicit = func(ctx context.Context, p *sdk.ElicitParams) (*sdk.ElicitResult, error) { return ss.Elicit(ctx, p) }
@@ -490,7 +523,9 @@ func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 			}
 			return fe
 		}
+		stop := s.pollLater(req)
 		res, err := c.drive(ctx, p.Arguments)
+		stop()
 		c.progress.detach()
 		return c.toMCP(res, err), nil
 	}
@@ -541,6 +576,9 @@ type serverCall struct {
 	structured bool
 	progress   progressSink
 	session    *sdk.ServerSession
+	// model is the client's language model (sampling), nil when it
+	// offers none.
+	model tool.Generator
 	// frontEnd makes the front end of the call's session; it is made when
 	// the tool first asks, as most calls never do.
 	frontEnd func() *clientFrontEnd
@@ -562,6 +600,7 @@ func (c *serverCall) drive(ctx context.Context, args json.RawMessage) (*tool.Res
 		OnRequest:  c.progress.waiting,
 		OnResponse: func(*tool.Request, tool.Response) { c.progress.waiting(nil) },
 		OnEvent:    c.event,
+		Generator:  c.model,
 	})
 }
 

@@ -10,11 +10,13 @@ import (
 // person to ask: confirmations are rejected and questions declined, with
 // a reason that says so.
 type CallOptions struct {
-	// CallID, Workspace, Context and Conversation go into the Invocation.
+	// CallID, Workspace, Context, Conversation and Generator go into the
+	// Invocation.
 	CallID       string
 	Workspace    string
 	Context      map[string]any
 	Conversation Conversation
+	Generator    Generator
 	// Parent is the call this one runs inside (a tool calling the host's
 	// execute_tool). Its caller answers this call's requests — the same
 	// person, through the parent's handler — and its subscribers see this
@@ -67,7 +69,7 @@ func Drive(ctx context.Context, h Handler, args json.RawMessage, opts *CallOptio
 		opts = &CallOptions{}
 	}
 	step, err := h.Invoke(ctx, Invocation{CallID: opts.CallID, Arguments: args, Workspace: opts.Workspace,
-		Context: opts.Context, Conversation: opts.Conversation, OnEvent: opts.OnEvent, Parent: opts.Parent})
+		Context: opts.Context, Conversation: opts.Conversation, OnEvent: opts.OnEvent, Parent: opts.Parent, Generator: opts.Generator})
 	for err == nil && step.Request != nil {
 		req := step.Request
 		if opts.OnRequest != nil {

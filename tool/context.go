@@ -48,6 +48,9 @@ type CallRequest struct {
 	// Parent is the call this one runs inside, nil for a call made by the
 	// host.
 	Parent *CallRequest
+	// Generator is the language model the call may ask (Generate): the
+	// invocation's, else the parent's; nil when there is none.
+	Generator Generator
 
 	h       *handler    // the handler that asks; nil for a call that cannot ask
 	onEvent func(Event) // the call's subscribers; nil when nobody listens
@@ -94,11 +97,14 @@ func (c *CallRequest) resolve(info *Info, opts *HandlerOptions, inv *Invocation)
 		c.Config = emptyConfig
 	}
 	c.Autonomy = autonomy.FromConfig(c.Config)
-	c.Conversation, c.onEvent, c.Parent = inv.Conversation, inv.OnEvent, inv.Parent
+	c.Conversation, c.onEvent, c.Parent, c.Generator = inv.Conversation, inv.OnEvent, inv.Parent, inv.Generator
 	if p := inv.Parent; p != nil {
 		c.Depth = p.Depth + 1
 		if c.Conversation == nil {
 			c.Conversation = p.Conversation
+		}
+		if c.Generator == nil {
+			c.Generator = p.Generator
 		}
 		c.onEvent = joinSinks(c.onEvent, p.onEvent)
 	}

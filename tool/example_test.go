@@ -67,3 +67,27 @@ func ExampleCall() {
 	fmt.Println(res.Text())
 	// Output: Hello, Ada!
 }
+
+// A native tool returns content blocks: MCP clients get them as they are,
+// and what an LLM reads is their text.
+func ExampleContentResult() {
+	png := []byte("\x89PNG\r\n\x1a\n")
+	res := tool.ContentResult(tool.TextContent("Sales: up 4%"), tool.ImageContent(png, "image/png"))
+	fmt.Println(res.Text())
+	for _, c := range res.Content {
+		fmt.Println(c.Placeholder())
+	}
+	// Output:
+	// Sales: up 4%
+	// Sales: up 4%
+	// [image image/png, 8 bytes]
+}
+
+// A Python tool returns its blocks under the _lcp_content key; Normalize
+// reads them.
+func ExampleNormalize_content() {
+	res, _ := tool.Normalize(json.RawMessage(`{"output": "a chart", "_lcp_content": [
+		{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}]}`))
+	fmt.Println(res.Text(), len(res.Content), res.Content[0].Placeholder())
+	// Output: a chart 1 [image image/png, 8 bytes]
+}

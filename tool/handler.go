@@ -41,10 +41,14 @@ type Invocation struct {
 	// quickly. Nil: nobody listens (but the parent's subscribers).
 	OnEvent func(Event)
 	// Parent is the call this one runs inside (a tool calling the host's
-	// execute_tool): the nesting depth, the conversation and the
-	// subscribers come from it. Drive (CallOptions.Parent) also puts the
-	// call's requests to the parent's caller.
+	// execute_tool): the nesting depth, the conversation, the language
+	// model and the subscribers come from it. Drive (CallOptions.Parent)
+	// also puts the call's requests to the parent's caller.
 	Parent *CallRequest
+	// Generator is the language model the call may ask (Generate); nil
+	// means none (or the parent's). An MCP server puts its client's
+	// sampling here; an engine with a configured model puts that one.
+	Generator Generator
 }
 
 // Step is the outcome of driving a Handler one step: exactly one of Result

@@ -13,6 +13,8 @@ import (
 type Info struct {
 	// Name is the unique name the LLM calls the tool by.
 	Name string
+	// Title is a name for people (MCP's title), possibly empty.
+	Title string
 	// Description is the text the LLM reads to decide when to call the tool.
 	Description string
 	// InputSchema is the JSON schema of the arguments object. Its bytes are
@@ -22,6 +24,10 @@ type Info struct {
 	OutputSchema json.RawMessage
 	// Interactions declares what the tool may ask its caller while it runs.
 	Interactions Capabilities
+	// Annotations are hints about how the tool behaves (read-only,
+	// destructive...), as MCP clients show them; nil when none are
+	// declared.
+	Annotations *Annotations
 	// Library is the library the tool belongs to.
 	Library Library
 	// Source is the file the tool was read from, if any.
@@ -29,6 +35,27 @@ type Info struct {
 	// ParsedViaRegexFallback is set for tools of a Python file that is not
 	// valid Python, read by the lossy line-based extractor.
 	ParsedViaRegexFallback bool
+}
+
+// Annotations are MCP's hints about a tool's behaviour. They are hints
+// from the tool's author, for clients deciding what to show or confirm:
+// never a guarantee, never a reason to skip lcp's own approvals. A nil
+// hint is unset: MCP's defaults then apply (not read-only, destructive,
+// not idempotent, open world).
+type Annotations struct {
+	// Title is a name for people.
+	Title string `json:"title,omitempty"`
+	// ReadOnlyHint: the tool does not change its environment.
+	ReadOnlyHint *bool `json:"readOnlyHint,omitempty"`
+	// DestructiveHint: the tool may destroy or overwrite (meaningful when
+	// not read-only).
+	DestructiveHint *bool `json:"destructiveHint,omitempty"`
+	// IdempotentHint: calling it again with the same arguments changes
+	// nothing more (meaningful when not read-only).
+	IdempotentHint *bool `json:"idempotentHint,omitempty"`
+	// OpenWorldHint: the tool reaches beyond a closed domain (the web,
+	// other people's systems).
+	OpenWorldHint *bool `json:"openWorldHint,omitempty"`
 }
 
 // Library describes a tool library for host UIs.

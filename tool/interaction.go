@@ -46,6 +46,10 @@ type Request struct {
 	Multiline bool `json:"multiline,omitempty"`
 	// Options are the choices of a select request.
 	Options []string `json:"options,omitempty"`
+	// OptionTitles, when set, are what people read for Options, one each
+	// (MCP's titled choices: the value "h1" shown as "Superman"); the
+	// answer is still one of Options.
+	OptionTitles []string `json:"option_titles,omitempty"`
 	// Default is the preselected or fallback answer of a text or select
 	// request, when it has one.
 	Default *string `json:"default,omitempty"`
@@ -142,6 +146,9 @@ func (r *Request) Check() error {
 	case KindSelect:
 		if len(r.Options) == 0 {
 			return &InvalidInteractionError{ID: r.ID, Message: "a select request needs options"}
+		}
+		if len(r.OptionTitles) > 0 && len(r.OptionTitles) != len(r.Options) {
+			return &InvalidInteractionError{ID: r.ID, Message: "a select request needs one title per option, or none"}
 		}
 	case KindForm:
 		var s map[string]any

@@ -17,6 +17,7 @@ var outputKeys = [...]string{"result", "data", "response", "papers", "content", 
 var metaKeys = map[string]bool{
 	"success": true, "status": true, "status_code": true, "error": true,
 	"traceback": true, "return_code": true, "prompt_injection": true,
+	ContentKey: true,
 }
 
 // Normalize turns a tool's raw return value, as JSON, into a Result by the
@@ -97,6 +98,13 @@ func normalizeValid(raw json.RawMessage) (*Result, error) {
 	if failed {
 		res.StatusCode = 500
 	}
+	if c, ok := get(ContentKey); ok && !isNull(c) {
+		blocks, err := ParseContent(c)
+		if err != nil {
+			return Failure("The tool returned content lcp cannot carry: " + err.Error()), nil
+		}
+		res.Content = blocks
+	}
 
 	if out, ok := get("output"); ok {
 		res.Output = out
@@ -110,12 +118,16 @@ func normalizeValid(raw json.RawMessage) (*Result, error) {
 		}
 		if !found {
 			res.Output = objectWithout(raw, fields, metaKeys)
+			if len(res.Content) > 0 && isEmptyObject(res.Output) {
+				// Nothing but blocks: the LLM reads their text.
+				res.Output, _ = json.Marshal(TextOf(res.Content))
+			}
 		}
 	}
 
 	for _, f := range fields {
 		switch f.key {
-		case "output", "success", "status_code":
+		case "output", "success", "status_code", ContentKey:
 			continue
 		case "error":
 			if failed {
@@ -145,10 +157,18 @@ func normalizeValid(raw json.RawMessage) (*Result, error) {
 	return res, nil
 }
 
-// NormalizeValue marshals v and normalizes it; a *Result passes through
-// and a json.RawMessage is normalized as is.
+// NormalizeValue marshals v and normalizes it; a *Result passes through,
+// a json.RawMessage is normalized as is, and a Content or []Content is a
+// result made of those blocks (ContentResult), checked.
 func NormalizeValue(v any) (*Result, error) {
 	switch x := v.(type) {
+	case Content:
+		return NormalizeValue([]Content{x})
+	case []Content:
+		if err := CheckContent(x); err != nil {
+			return Failure("The tool returned content lcp cannot carry: " + err.Error()), nil
+		}
+		return ContentResult(x...), nil
 	case *Result:
 		if x == nil {
 			return Normalize(json.RawMessage("null"))
@@ -262,6 +282,12 @@ func truthy(raw json.RawMessage) bool {
 }
 
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// isEmptyObject reports whether raw is the JSON object {}.
+func isEmptyObject(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) >= 2 && raw[0] == '{' && len(bytes.TrimSpace(raw[1:len(raw)-1])) == 0
+}
 
 // isZeroNumber reports whether raw is a JSON number equal to zero.
 func isZeroNumber(raw json.RawMessage) bool {

@@ -29,20 +29,12 @@ type Result struct {
 	// Structured is the structured value of a tool with an output schema
 	// (typed native tools, MCP structuredContent), unnormalized.
 	Structured json.RawMessage
-	// Content holds rich content blocks (images, audio, links) for
-	// front ends that can show them; the LLM text is still Output.
+	// Content, when set, is the whole result as content blocks, in order
+	// (text blocks included): images, sounds, embedded resources, links.
+	// MCP clients get exactly these blocks; the LLM reads Output, which
+	// for a result made of blocks is TextOf them. Its JSON is the
+	// result object's ContentKey.
 	Content []Content
-}
-
-// Content is one rich content block of a result.
-type Content struct {
-	// Type is "text", "image", "audio" or "resource_link".
-	Type     string `json:"type"`
-	Text     string `json:"text,omitempty"`
-	Data     []byte `json:"data,omitempty"`
-	MIMEType string `json:"mimeType,omitempty"`
-	URI      string `json:"uri,omitempty"`
-	Name     string `json:"name,omitempty"`
 }
 
 // Text returns what an LLM should read: the output (a JSON string as its
@@ -100,15 +92,16 @@ func rawText1(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// MarshalJSON writes the LCP result object: the payload keys, then
-// "output", "success", "status_code" and, on failure, "error".
+// MarshalJSON writes the LCP result object: the payload keys (with
+// Content as ContentKey), then "output", "success", "status_code" and, on
+// failure, "error".
 func (r *Result) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
-	keys := make([]string, 0, len(r.Payload))
+	keys := make([]string, 0, len(r.Payload)+1)
 	for k := range r.Payload {
 		switch k {
-		case "output", "success", "status_code":
+		case "output", "success", "status_code", ContentKey:
 			continue
 		case "error":
 			if !r.Success {
@@ -117,11 +110,22 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		}
 		keys = append(keys, k)
 	}
+	var content json.RawMessage
+	if len(r.Content) > 0 {
+		var err error
+		if content, err = marshalContent(r.Content); err != nil {
+			return nil, err
+		}
+		keys = append(keys, ContentKey)
+	}
 	sort.Strings(keys)
 	for _, k := range keys {
 		writeJSONString(&b, k)
 		b.WriteByte(':')
 		v := r.Payload[k]
+		if k == ContentKey {
+			v = content
+		}
 		if len(v) == 0 {
 			v = json.RawMessage("null")
 		}
@@ -153,7 +157,8 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads an LCP result object (as MarshalJSON writes it, or as
-// the Python reference returns it).
+// the Python reference returns it). ContentKey becomes Content; content
+// lcp cannot carry is an error.
 func (r *Result) UnmarshalJSON(data []byte) error {
 	if !json.Valid(data) {
 		return errors.New("result: not valid JSON")
@@ -174,6 +179,15 @@ func (r *Result) UnmarshalJSON(data []byte) error {
 			if json.Unmarshal(f.value, &n) == nil {
 				r.StatusCode = n
 			}
+		case ContentKey:
+			if isNull(f.value) {
+				continue
+			}
+			blocks, err := ParseContent(f.value)
+			if err != nil {
+				return fmt.Errorf("result: %w", err)
+			}
+			r.Content = blocks
 		default:
 			if r.Payload == nil {
 				r.Payload = make(map[string]json.RawMessage)
@@ -227,4 +241,25 @@ func ErrorResult(err error) *Result {
 func Failure(msg string) *Result {
 	out, _ := json.Marshal(msg)
 	return &Result{Success: false, StatusCode: 500, Output: out, Error: msg}
+}
+
+// marshalContent writes blocks as a JSON array, each checked.
+func marshalContent(blocks []Content) (json.RawMessage, error) {
+	if err := CheckContent(blocks); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i := range blocks {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		raw, err := blocks[i].MarshalJSON()
+		if err != nil {
+			return nil, fmt.Errorf("content block %d: %w", i, err)
+		}
+		b.Write(raw)
+	}
+	b.WriteByte(']')
+	return b.Bytes(), nil
 }

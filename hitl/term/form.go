@@ -16,11 +16,93 @@ type field struct {
 	name     string
 	title    string
 	desc     string
-	typ      string // the JSON type: string, integer, number, boolean, or "" (any JSON)
-	enum     []any
+	typ      string // the JSON type: string, integer, number, boolean, array, or "" (any JSON)
+	options  []option
+	multi    bool // an array of options: several may be chosen
+	minItems int
+	maxItems int // 0: no limit
 	def      any
 	hidden   bool // format password or writeOnly: read with echo off
 	required bool
+}
+
+// option is one value a field may take, with the title people read.
+type option struct {
+	value any
+	title string
+}
+
+// schemaProp is what the terminal reads of a property's schema (or of the
+// items of an array property).
+type schemaProp struct {
+	Type        any           `json:"type"`
+	Title       string        `json:"title"`
+	Description string        `json:"description"`
+	Enum        []any         `json:"enum"`
+	EnumNames   []string      `json:"enumNames"`
+	OneOf       []titledConst `json:"oneOf"`
+	AnyOf       []titledConst `json:"anyOf"`
+	Items       *schemaProp   `json:"items"`
+	MinItems    int           `json:"minItems"`
+	MaxItems    int           `json:"maxItems"`
+	Default     any           `json:"default"`
+	Format      string        `json:"format"`
+	WriteOnly   bool          `json:"writeOnly"`
+}
+
+// titledConst is one choice of a titled enum (SEP-1330): {"const", "title"}.
+type titledConst struct {
+	Const *any   `json:"const"`
+	Title string `json:"title"`
+}
+
+// typeOf returns the JSON type of a schema's "type": the first that is
+// not null of a list (["string", "null"]).
+func typeOf(t any) string {
+	switch ty := t.(type) {
+	case string:
+		return ty
+	case []any:
+		for _, x := range ty {
+			if s, _ := x.(string); s != "" && s != "null" {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// choices returns the options of a property: its enum (titled by
+// enumNames, the legacy form), or the consts of its oneOf or anyOf
+// (titled enums, SEP-1330).
+func (p *schemaProp) choices() []option {
+	var out []option
+	if len(p.Enum) > 0 {
+		for i, v := range p.Enum {
+			o := option{value: v, title: fmt.Sprint(v)}
+			if len(p.EnumNames) == len(p.Enum) && p.EnumNames[i] != "" {
+				o.title = p.EnumNames[i]
+			}
+			out = append(out, o)
+		}
+		return out
+	}
+	for _, alts := range [][]titledConst{p.OneOf, p.AnyOf} {
+		for _, a := range alts {
+			if a.Const == nil {
+				continue
+			}
+			o := option{value: *a.Const, title: a.Title}
+			if o.title == "" {
+				o.title = fmt.Sprint(*a.Const)
+			}
+			out = append(out, o)
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return nil
 }
 
 // formFields lists the top-level properties of an object schema in the
@@ -48,29 +130,16 @@ func formFields(schema json.RawMessage) ([]field, error) {
 			return nil, fmt.Errorf("form schema: %w", err)
 		}
 		name, _ := tok.(string)
-		var p struct {
-			Type        any    `json:"type"`
-			Title       string `json:"title"`
-			Description string `json:"description"`
-			Enum        []any  `json:"enum"`
-			Default     any    `json:"default"`
-			Format      string `json:"format"`
-			WriteOnly   bool   `json:"writeOnly"`
-		}
+		var p schemaProp
 		if err := dec.Decode(&p); err != nil {
 			return nil, fmt.Errorf("form schema: property %q: %w", name, err)
 		}
-		f := field{name: name, title: p.Title, desc: p.Description, enum: p.Enum, def: p.Default,
+		f := field{name: name, title: p.Title, desc: p.Description, def: p.Default, typ: typeOf(p.Type),
 			hidden: p.Format == "password" || p.WriteOnly, required: slices.Contains(top.Required, name)}
-		switch ty := p.Type.(type) {
-		case string:
-			f.typ = ty
-		case []any: // ["string", "null"]: the first type that is not null
-			for _, x := range ty {
-				if s, _ := x.(string); s != "" && s != "null" {
-					f.typ = s
-					break
-				}
+		f.options = p.choices()
+		if f.typ == "array" && p.Items != nil && len(f.options) == 0 {
+			if f.options = p.Items.choices(); len(f.options) > 0 {
+				f.multi, f.minItems, f.maxItems = true, p.MinItems, p.MaxItems
 			}
 		}
 		fields = append(fields, f)
@@ -103,6 +172,7 @@ func (t *Terminal) form(ctx context.Context, r *tool.Request) (tool.Response, er
 }
 
 // field asks one field; ok is false for an optional field left empty.
+// Enter takes the default a field has, which the prompt shows.
 func (t *Terminal) field(ctx context.Context, f field) (any, bool, error) {
 	label := f.title
 	if label == "" {
@@ -117,27 +187,36 @@ func (t *Terminal) field(ctx context.Context, f field) (any, bool, error) {
 	} else {
 		t.printf("%s\n", label)
 	}
-	if len(f.enum) > 0 {
-		opts := make([]string, len(f.enum))
+	if f.multi {
+		return t.fieldMany(ctx, f)
+	}
+	if len(f.options) > 0 {
+		titles := make([]string, len(f.options))
 		def := -1
-		for i, e := range f.enum {
-			opts[i] = fmt.Sprint(e)
-			if f.def != nil && fmt.Sprint(f.def) == opts[i] {
+		for i, o := range f.options {
+			titles[i] = o.title
+			if f.def != nil && fmt.Sprint(f.def) == fmt.Sprint(o.value) {
 				def = i
 			}
 		}
-		i, err := t.pick(ctx, opts, def)
+		i, err := t.pick(ctx, titles, def)
 		if err != nil {
 			return nil, false, err
 		}
-		return f.enum[i], true, nil
+		return f.options[i].value, true, nil
+	}
+	def, hasDef := "", f.def != nil && !f.hidden
+	if hasDef {
+		def = defaultText(f.def)
 	}
 	for {
 		switch {
+		case f.typ == "boolean" && hasDef:
+			t.printf("[y/n] (Enter for the default: %s): ", yesNo(f.def))
 		case f.typ == "boolean":
 			t.write("[y/n]: ")
-		case f.def != nil && !f.hidden:
-			t.printf("(Enter for the default: %s) > ", clean(fmt.Sprint(f.def), false))
+		case hasDef:
+			t.printf("(Enter for the default: %s) > ", clean(def, false))
 		default:
 			t.write("> ")
 		}
@@ -149,6 +228,9 @@ func (t *Terminal) field(ctx context.Context, f field) (any, bool, error) {
 			line = strings.TrimSpace(line)
 		}
 		if line == "" {
+			if hasDef {
+				return f.def, true, nil
+			}
 			if !f.required {
 				return nil, false, nil
 			}
@@ -160,6 +242,63 @@ func (t *Terminal) field(ctx context.Context, f field) (any, bool, error) {
 		}
 		t.printf("Not a valid %s.\n", f.typ)
 	}
+}
+
+// fieldMany asks for several of a field's options (a multi-select,
+// SEP-1330), within its minItems and maxItems.
+func (t *Terminal) fieldMany(ctx context.Context, f field) (any, bool, error) {
+	titles := make([]string, len(f.options))
+	var chosen []int
+	defs, _ := f.def.([]any)
+	for i, o := range f.options {
+		titles[i] = o.title
+		for _, d := range defs {
+			if fmt.Sprint(d) == fmt.Sprint(o.value) {
+				chosen = append(chosen, i)
+			}
+		}
+	}
+	for {
+		picked, err := t.pickMany(ctx, titles, chosen)
+		if err != nil {
+			return nil, false, err
+		}
+		switch {
+		case len(picked) == 0 && !f.required && f.minItems == 0:
+			return nil, false, nil
+		case len(picked) < max(f.minItems, 1) && (f.required || f.minItems > 0):
+			t.printf("Choose at least %d.\n", max(f.minItems, 1))
+			continue
+		case f.maxItems > 0 && len(picked) > f.maxItems:
+			t.printf("Choose at most %d.\n", f.maxItems)
+			continue
+		}
+		out := make([]any, len(picked))
+		for i, p := range picked {
+			out[i] = f.options[p].value
+		}
+		return out, true, nil
+	}
+}
+
+// defaultText shows a default value: a string as itself, anything else
+// as JSON.
+func defaultText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func yesNo(v any) string {
+	if b, ok := v.(bool); ok && b {
+		return "yes"
+	}
+	return "no"
 }
 
 // jsonNumber reports whether s is exactly one JSON number.

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"reflect"
@@ -20,10 +22,13 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	xterm "golang.org/x/term"
+
 	"github.com/lcptools/lcp/hitl"
 	"github.com/lcptools/lcp/hitl/term"
+	"github.com/lcptools/lcp/mcp"
 	"github.com/lcptools/lcp/tool"
-	xterm "golang.org/x/term"
 )
 
 // The terminal front end is tested as users meet it: the test binary runs
@@ -47,6 +52,10 @@ type scenario struct {
 	Secret string `json:"secret"`
 	// OpenTTY makes the child ask on /dev/tty rather than on its stdin.
 	OpenTTY bool `json:"open_tty"`
+	// MCPForm, when set, makes the child call a tool of an MCP server that
+	// asks for this form (elicitation), through lcp's MCP client, and
+	// report what the server got.
+	MCPForm json.RawMessage `json:"mcp_form,omitempty"`
 }
 
 // line is one line of the child's report.
@@ -130,6 +139,14 @@ func child(spec string) int {
 		var one [1]byte
 		_, _ = os.NewFile(3, "go").Read(one[:])
 	}
+	if len(sc.MCPForm) > 0 && string(sc.MCPForm) != "null" {
+		report(askThroughMCP(b, sc.MCPForm))
+		b.Close()
+		<-events
+		after, err := xterm.GetState(0)
+		report(line{Kind: "restored", OK: err == nil && reflect.DeepEqual(before, after)})
+		return 0
+	}
 	ask := func(r *tool.Request) {
 		resp := b.Respond(context.Background(), r)
 		l := line{Kind: "result", ID: r.ID, Action: string(resp.Action), Value: resp.Value, Reason: resp.Reason}
@@ -152,6 +169,46 @@ func child(spec string) int {
 	after, err := xterm.GetState(0)
 	report(line{Kind: "restored", OK: err == nil && reflect.DeepEqual(before, after)})
 	return 0
+}
+
+// askThroughMCP serves an MCP server whose tool asks for form, calls it
+// through lcp's MCP client with the broker answering, and returns what
+// the server got as a result line.
+func askThroughMCP(b *hitl.Broker, form json.RawMessage) line {
+	server := sdk.NewServer(&sdk.Implementation{Name: "forms", Version: "1"}, nil)
+	server.AddTool(&sdk.Tool{Name: "fill", Description: "Asks for a form.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: "Your profile", RequestedSchema: form})
+			if err != nil {
+				return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: err.Error()}}}, nil
+			}
+			got, _ := json.Marshal(map[string]any{"action": res.Action, "content": res.Content})
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(got)}}}, nil
+		})
+	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil))
+	defer hs.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), hang)
+	defer cancel()
+	c, err := mcp.NewClientToolset(ctx, []mcp.ServerConfig{{Alias: "forms", Type: mcp.TypeHTTP, URL: hs.URL}}, nil)
+	if err != nil {
+		return line{Kind: "result", Reason: err.Error()}
+	}
+	defer c.Close()
+	res, err := tool.Call(ctx, c, "forms::fill", nil, &tool.CallOptions{Respond: b.Respond})
+	if err != nil {
+		return line{Kind: "result", Reason: err.Error()}
+	}
+	if !res.Success {
+		return line{Kind: "result", Reason: res.Error}
+	}
+	var got struct {
+		Action  string         `json:"action"`
+		Content map[string]any `json:"content"`
+	}
+	if err := json.Unmarshal([]byte(res.Text()), &got); err != nil {
+		return line{Kind: "result", Reason: res.Text()}
+	}
+	return line{Kind: "result", Action: got.Action, Value: got.Content}
 }
 
 type lockedWriter struct {
@@ -629,4 +686,57 @@ func TestPTYToolTextIsEscaped(t *testing.T) {
 	if strings.Contains(screen, "\x1b[2J") || strings.Contains(screen, "\u202e") || strings.Contains(screen, "XYZ") {
 		t.Errorf("the screen carries the tool's raw text:\n%q", screen)
 	}
+}
+
+// TestPTYAnswersAnMCPForm answers, on a real terminal, the form an MCP
+// server asks through lcp's client (issue 12): defaults taken with
+// Enter, an integer typed as 5, titled choices, several choices with
+// Space. The server must get typed values and lists, not strings refused
+// by its schema, nor a silent decline.
+func TestPTYAnswersAnMCPForm(t *testing.T) {
+	t.Parallel()
+	form := json.RawMessage(`{"type":"object","properties":{
+		"name":{"type":"string","default":"John Doe"},
+		"age":{"type":"integer","default":30},
+		"score":{"type":"number"},
+		"verified":{"type":"boolean","default":true},
+		"titledSingle":{"type":"string","oneOf":[{"const":"value1","title":"First Option"},{"const":"value2","title":"Second Option"}]},
+		"legacyEnum":{"type":"string","enum":["opt1","opt2"],"enumNames":["Option One","Option Two"]},
+		"untitledMulti":{"type":"array","items":{"type":"string","enum":["option1","option2","option3"]}},
+		"titledMulti":{"type":"array","items":{"anyOf":[{"const":"value1","title":"First Choice"},{"const":"value2","title":"Second Choice"}]}}},
+		"required":["name","age"]}`)
+	s := start(t, scenario{MCPForm: form})
+	s.expect("(Enter for the default: John Doe) > ")
+	s.send("\r")
+	s.expect("(Enter for the default: 30) > ")
+	s.send("5\r")
+	s.expect("score")
+	s.expect("> ")
+	s.send("88.5\r")
+	s.expect("[y/n] (Enter for the default: yes): ")
+	s.send("n\r")
+	s.expect("1. First Option")
+	s.expect("Ctrl-C to cancel")
+	s.send("\x1b[B")
+	s.expect("> 2. Second Option")
+	s.send("\r")
+	s.expect("1. Option One")
+	s.expect("Ctrl-C to cancel")
+	s.send("\r")
+	s.expect("[ ] 3. option3")
+	s.expect("Space to choose")
+	s.send(" ")
+	s.expect("> [x] 1. option1")
+	s.send("\x1b[B\x1b[B ")
+	s.expect("> [x] 3. option3")
+	s.send("\r")
+	s.expect("Chosen: option1, option3")
+	s.expect("[ ] 2. Second Choice")
+	s.expect("Space to choose")
+	s.send("2 \r")
+	s.expect("Chosen: Second Choice")
+	want := map[string]any{"name": "John Doe", "age": 5.0, "score": 88.5, "verified": false, "titledSingle": "value2",
+		"legacyEnum": "opt1", "untitledMulti": []any{"option1", "option3"}, "titledMulti": []any{"value2"}}
+	checkResult(t, s.next("result"), "accept", want, "")
+	s.finish()
 }

@@ -187,6 +187,50 @@ func TestForm(t *testing.T) {
 	}
 }
 
+// TestFormChoicesAndDefaults answers the forms of the newest MCP
+// revision: defaults for every type (SEP-1034), titled choices and
+// several choices (SEP-1330).
+func TestFormChoicesAndDefaults(t *testing.T) {
+	r := &tool.Request{Kind: tool.KindForm, Title: "Profile", Validate: true, Schema: json.RawMessage(`{
+		"type": "object",
+		"properties": {
+			"name":     {"type": "string", "default": "John Doe"},
+			"age":      {"type": "integer", "default": 30},
+			"score":    {"type": "number", "default": 95.5},
+			"verified": {"type": "boolean", "default": true},
+			"titled":   {"type": "string", "oneOf": [{"const": "v1", "title": "First Option"}, {"const": "v2", "title": "Second Option"}]},
+			"legacy":   {"type": "string", "enum": ["o1", "o2"], "enumNames": ["Option One", "Option Two"], "default": "o2"},
+			"multi":    {"type": "array", "items": {"type": "string", "enum": ["a", "b", "c"]}, "default": ["c"]},
+			"tmulti":   {"type": "array", "items": {"anyOf": [{"const": "x", "title": "Ex"}, {"const": "y", "title": "Why"}]}, "minItems": 1, "maxItems": 1},
+			"optional": {"type": "array", "items": {"type": "string", "enum": ["p", "q"]}}
+		},
+		"required": ["name", "age", "titled"]
+	}`)}
+	// Enter for the defaults of name, age, score and verified; the second
+	// titled option; Enter for legacy's default; "1,2" for multi; a bad
+	// line, then two choices (too many), then one for tmulti; nothing for
+	// the optional list.
+	resp, out := answer(t, r, "\n\n\n\n2\n\n1, 2\nx\n1,2\n2\n\n")
+	want := map[string]any{"name": "John Doe", "age": json.Number("30"), "score": json.Number("95.5"), "verified": true,
+		"titled": "v2", "legacy": "o2", "multi": []any{"a", "b"}, "tmulti": []any{"y"}}
+	if diff := cmp.Diff(want, resp.Value); diff != "" {
+		t.Errorf("form mismatch (-want +got):\n%s\nscreen:\n%s", diff, out)
+	}
+	for _, s := range []string{"(Enter for the default: John Doe)", "(Enter for the default: 30)", "[y/n] (Enter for the default: yes)",
+		"  2. Second Option", "  2. Option Two (default)", "  3. c (default)", "Choose any of 1-3, separated by commas (Enter for 3)",
+		"Invalid selection.", "Choose at most 1.", "  2. Why", "(Enter for none)"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("screen lacks %q:\n%s", s, out)
+		}
+	}
+	// The defaults of a list are taken with Enter; a required field with
+	// a default is not asked again.
+	resp, _ = answer(t, r, "\n\n\n\n1\n\n\n1\n\n")
+	if v := resp.Value.(map[string]any); !cmp.Equal(v["multi"], []any{"c"}) || v["name"] != "John Doe" {
+		t.Errorf("defaults: %v", v)
+	}
+}
+
 func FuzzClean(f *testing.F) {
 	for _, s := range []string{"plain", "\x1b[2J\x1b[H", "a\u202eb", "tab\there", "\x9b31m", "\xff\xfe", "line\nline"} {
 		f.Add(s)
@@ -271,5 +315,17 @@ func TestUnreadableTerminal(t *testing.T) {
 	resp := b.Respond(context.Background(), &tool.Request{Kind: tool.KindConfirm, Label: "x"})
 	if resp.Action != tool.Decline || !strings.HasPrefix(resp.Reason, "Not approved") {
 		t.Errorf("got %+v, want a rejection", resp)
+	}
+}
+
+// Titled choices show their titles; the answer is the value.
+func TestSelectShowsTitles(t *testing.T) {
+	r := &tool.Request{Kind: tool.KindSelect, Title: "Hero", Options: []string{"h1", "h2"}, OptionTitles: []string{"Superman", "Batman"}}
+	resp, out := answer(t, r, "2\n")
+	if resp.Value != "h2" || !strings.Contains(out, "  2. Batman") || strings.Contains(out, "h2") {
+		t.Errorf("answer %v, screen:\n%s", resp.Value, out)
+	}
+	if resp, _ := answer(t, r, "Superman\n"); resp.Value != "h1" {
+		t.Errorf("by its title: %v", resp.Value)
 	}
 }

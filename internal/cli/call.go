@@ -213,12 +213,28 @@ func errOrNull(err error) error {
 }
 
 // printResult shows a result to a person: the output on stdout, the error
-// on stderr.
+// on stderr. A result made of content blocks shows its blocks in order:
+// text as text, the others (images, sounds, resources) as placeholders
+// with their type and size; --json has them whole.
 func printResult(env *Env, res *tool.Result) {
 	if !res.Success {
 		fmt.Fprintf(env.Stderr, "error (%d): %s\n", res.StatusCode, res.Error)
 		if tb := res.Traceback(); tb != "" {
 			fmt.Fprintln(env.Stderr, strings.TrimRight(tb, "\n"))
+		}
+		for i := range res.Content {
+			if res.Content[i].Type != tool.ContentText {
+				fmt.Fprintln(env.Stderr, res.Content[i].Placeholder())
+			}
+		}
+		return
+	}
+	if len(res.Content) > 0 {
+		for i := range res.Content {
+			fmt.Fprintln(env.Stdout, res.Content[i].Placeholder())
+		}
+		if pi := res.PromptInjection(); pi != "" {
+			fmt.Fprintf(env.Stderr, "prompt injection: %s\n", pi)
 		}
 		return
 	}

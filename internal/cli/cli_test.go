@@ -121,6 +121,16 @@ def tool_fail():
 
 def tool_where(tool_context=None):
     return {"cwd": os.getcwd(), "ctx": tool_context}
+
+def tool_chart():
+    return {"_lcp_content": [
+        {"type": "text", "text": "Sales:"},
+        {"type": "image", "data": bytes(68), "mimeType": "image/png"},
+        {"type": "resource", "resource": {"uri": "test://data.csv", "mimeType": "text/csv", "text": "a,b"}},
+    ]}
+
+def tool_video():
+    return {"output": "x", "_lcp_content": [{"type": "video", "data": "AA=="}]}
 `
 	if err := os.WriteFile(filepath.Join(dir, "mathlib.py"), []byte(lib), 0o644); err != nil {
 		t.Fatal(err)
@@ -146,6 +156,19 @@ def tool_where(tool_context=None):
 	out, _, code = run(t, "", "call", "--tools", dir, "--workspace", ws, "--context", `{"user":"ada"}`, "--json", "tool_where")
 	if code != 0 || !strings.Contains(out, `"user": "ada"`) || !strings.Contains(out, ws) {
 		t.Fatalf("context and workspace: %d %s", code, out)
+	}
+	// Content blocks: placeholders in text, whole in --json.
+	out, _, code = run(t, "", "call", "--tools", dir, "tool_chart")
+	if code != 0 || out != "Sales:\n[image image/png, 68 bytes]\n[resource test://data.csv, text/csv, 3 bytes]\n" {
+		t.Fatalf("tool_chart: %d %q", code, out)
+	}
+	out, _, code = run(t, "", "call", "--tools", dir, "--json", "tool_chart")
+	if code != 0 || !strings.Contains(out, `"_lcp_content": [`) || !strings.Contains(out, `"data": "AAAA`) || strings.Contains(out, "_converted") {
+		t.Fatalf("tool_chart --json: %d %s", code, out)
+	}
+	_, errOut, code = run(t, "", "call", "--tools", dir, "tool_video")
+	if code != ExitFailure || !strings.Contains(errOut, `unknown content type "video"`) {
+		t.Fatalf("a block lcp cannot carry: %d %q", code, errOut)
 	}
 	for _, bad := range [][]string{
 		{"call", "--tools", dir, "tool_add", "--args", "[1]"},

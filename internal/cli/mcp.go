@@ -70,6 +70,11 @@ client opens (URL-mode elicitation) so that they never pass through it.
 With a client that cannot ask, nothing is approved unless --yes or
 --approve=allow says so, and the tool is told why.
 
+Tools' images, sound and documents reach the client as content blocks. The
+libraries' system prompts, the MCP servers' prompts and their arguments are
+served as MCP prompts. Without --llm, omni-tools (generate_text) ask the
+client's model through sampling when the client offers it.
+
 --http listens on loopback (127.0.0.1:8765 if ADDR is empty); pages of other
 origins and other Host names are refused. Every request must carry a bearer
 token ("Authorization: Bearer T"): --token, or $LCP_MCP_TOKEN, or one made
@@ -271,6 +276,7 @@ func runMCP(o *MCPOptions) error {
 		MaxCallsPerSession: o.maxCallsPerSession,
 		MaxResultBytes:     o.maxResultBytes,
 		ReplicaID:          o.replicaID,
+		Prompts:            eng,
 	}
 	if token != "" {
 		// Replicas that share the token continue each other's calls

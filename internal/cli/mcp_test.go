@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the client answers sampling as clients still do (deprecated from 2026-07-28 on, SEP-2577)
+
 package cli
 
 import (
@@ -48,12 +50,44 @@ def tool_pick_colour(user_interaction_handler=None):
 	return dir
 }
 
+// richPythonTools adds to a tools folder a library with a system prompt,
+// a tool with rich results and an omni-tool that asks the host's model.
+func richPythonTools(t *testing.T, dir string) {
+	t.Helper()
+	src := `"""Rich results, sampling and a system prompt, served over MCP."""
+
+
+def tool_extras_prompt():
+    return "Prefer small numbers."
+
+
+def tool_chart(lollms_client_instance=None):
+    """Draws a chart."""
+    png = b"\x89PNG\r\n\x1a\n" + bytes(8)
+    return {"output": "a chart", "_lcp_content": [
+        {"type": "text", "text": "Here is the chart:"},
+        {"type": "image", "data": png, "mimeType": "image/png"},
+    ]}
+
+
+def tool_ask(question: str, lollms_client_instance=None):
+    """Asks the host's language model."""
+    if lollms_client_instance is None or lollms_client_instance.llm is None:
+        return {"success": False, "error": "no model"}
+    return "LLM response: " + lollms_client_instance.generate_text(question, n_predict=30)
+`
+	if err := os.WriteFile(filepath.Join(dir, "extras.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestMCPCommandOverStdio runs `lcp mcp --tools DIR` with the official Go SDK
 // client on its standard input and output: a Python LCP tool is listed and
 // called, and its question reaches the client as an elicitation.
 func TestMCPCommandOverStdio(t *testing.T) {
 	needPython(t)
 	dir := pythonTools(t)
+	richPythonTools(t, dir)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	var stderr syncBuffer
@@ -66,10 +100,17 @@ func TestMCPCommandOverStdio(t *testing.T) {
 	}()
 
 	var asked []string
+	var sampled []string
 	c := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, &sdk.ClientOptions{
 		ElicitationHandler: func(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 			asked = append(asked, req.Params.Message)
 			return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"value": "blue"}}, nil
+		},
+		// The client lends its model: the Python tool's generate_text
+		// reaches it, since lcp mcp has no --llm here.
+		CreateMessageHandler: func(_ context.Context, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
+			sampled = append(sampled, req.Params.Messages[0].Content.(*sdk.TextContent).Text)
+			return &sdk.CreateMessageResult{Role: "assistant", Model: "m", Content: &sdk.TextContent{Text: "seven"}}, nil
 		},
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -105,6 +146,34 @@ func TestMCPCommandOverStdio(t *testing.T) {
 	}
 	if len(asked) != 1 || asked[0] != "Pick one" {
 		t.Errorf("asked %q", asked)
+	}
+
+	// A Python tool's content blocks reach the client as they were made.
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "tool_chart"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Content) != 2 || res.Content[0].(*sdk.TextContent).Text != "Here is the chart:" {
+		t.Errorf("tool_chart = %+v", res.Content)
+	} else if img, ok := res.Content[1].(*sdk.ImageContent); !ok || img.MIMEType != "image/png" || !bytes.HasPrefix(img.Data, []byte("\x89PNG")) {
+		t.Errorf("tool_chart's image = %+v", res.Content[1])
+	}
+	// An omni-tool asks the client's model.
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "tool_ask", Arguments: map[string]any{"question": "3+4?"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || res.Content[0].(*sdk.TextContent).Text != "LLM response: seven" || len(sampled) != 1 || sampled[0] != "3+4?" {
+		t.Errorf("tool_ask = %+v, sampled %q", res.Content[0], sampled)
+	}
+	// The library's system prompt is an MCP prompt.
+	prompts, err := cs.ListPrompts(ctx, nil)
+	if err != nil || len(prompts.Prompts) != 1 || prompts.Prompts[0].Name != "tool_extras_prompt" {
+		t.Fatalf("prompts = %+v, %v", prompts, err)
+	}
+	got, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "tool_extras_prompt"})
+	if err != nil || got.Messages[0].Content.(*sdk.TextContent).Text != "Prefer small numbers." {
+		t.Errorf("tool_demo_prompt = %+v, %v", got, err)
 	}
 	cs.Close()
 	inW.Close()

@@ -337,6 +337,23 @@
     return 'json';
   }
 
+  // choices returns the options of a property as {value, title}: its
+  // enum (titled by the legacy enumNames), or the consts of its oneOf or
+  // anyOf (titled enums); null when it has none.
+  function choices(ps) {
+    if (!ps) return null;
+    if (Array.isArray(ps.enum) && ps.enum.length) {
+      const names = Array.isArray(ps.enumNames) && ps.enumNames.length === ps.enum.length ? ps.enumNames : null;
+      return ps.enum.map((v, i) => ({ value: v, title: names ? String(names[i]) : String(v) }));
+    }
+    for (const alts of [ps.oneOf, ps.anyOf]) {
+      if (!Array.isArray(alts)) continue;
+      const out = alts.filter((a) => a && 'const' in a).map((a) => ({ value: a.const, title: a.title != null ? String(a.title) : String(a.const) }));
+      if (out.length) return out;
+    }
+    return null;
+  }
+
   const INT_RE = /^[+-]?\d+$/;
   const NUM_RE = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
@@ -366,13 +383,32 @@
       let input;
       let read;
       let reset;
-      const enumVals = Array.isArray(ps.enum) && ps.enum.every((x) => typeof x === 'string') ? ps.enum : null;
-      if (enumVals) {
+      const opts = choices(ps);
+      const many = type === 'array' ? choices(ps.items) : null;
+      if (opts && opts.every((o) => typeof o.value === 'string')) {
         input = el('select', { id, name });
         if (!req) input.append(el('option', { value: '', text: '(not set)' }));
-        for (const v of enumVals) input.append(el('option', { value: v, text: v }));
-        reset = () => { input.value = has && enumVals.includes(def) ? def : (req ? enumVals[0] : ''); };
+        for (const o of opts) input.append(el('option', { value: o.value, text: o.title }));
+        const values = opts.map((o) => o.value);
+        reset = () => { input.value = has && values.includes(def) ? def : (req ? values[0] : ''); };
         read = () => (input.value === '' ? undefined : JSON.stringify(input.value));
+      } else if (many) {
+        // Several choices (a multi-select): one checkbox per option.
+        input = el('fieldset', { id, class: 'choices', 'aria-label': name });
+        const boxes = many.map((o, i) => {
+          const box = el('input', { type: 'checkbox', id: id + '-' + i, 'data-value': JSON.stringify(o.value) });
+          input.append(el('label', { class: 'choice', for: id + '-' + i }, box, ' ' + o.title));
+          return { box, o };
+        });
+        const defs = Array.isArray(def) ? def.map((d) => JSON.stringify(d)) : [];
+        reset = () => { for (const b of boxes) b.box.checked = defs.includes(JSON.stringify(b.o.value)); };
+        read = () => {
+          const picked = boxes.filter((b) => b.box.checked).map((b) => JSON.stringify(b.o.value));
+          if (!picked.length && !req && !ps.minItems) return undefined;
+          if (picked.length < Math.max(ps.minItems || 0, req ? 1 : 0)) throw new Error(name + ': choose at least ' + Math.max(ps.minItems || 0, 1));
+          if (ps.maxItems && picked.length > ps.maxItems) throw new Error(name + ': choose at most ' + ps.maxItems);
+          return '[' + picked.join(',') + ']';
+        };
       } else if (type === 'boolean' && (req || has)) {
         input = el('input', { id, name, type: 'checkbox' });
         reset = () => { input.checked = def === true || def === 'true' || def === 'True'; };
@@ -544,7 +580,8 @@
         const sel = el('select', { class: 'answer', 'aria-label': r.title || 'choice' });
         const def = r.default != null && (r.options || []).includes(r.default) ? r.default : null;
         if (def === null) sel.append(el('option', { value: '', text: 'Choose…', disabled: true, selected: true }));
-        for (const o of r.options || []) sel.append(el('option', { value: o, text: o, selected: o === def }));
+        const titles = Array.isArray(r.option_titles) && r.option_titles.length === (r.options || []).length ? r.option_titles : null;
+        (r.options || []).forEach((o, i) => sel.append(el('option', { value: o, text: titles ? titles[i] : o, selected: o === def })));
         card.append(sel);
         buttons.append(el('button', { type: 'button', class: 'primary', 'data-action': 'submit', text: 'Submit', onclick: () => {
           if (sel.selectedIndex < 0 || sel.options[sel.selectedIndex].disabled) { err.textContent = 'Choose an option.'; return; }
@@ -641,7 +678,41 @@
     renderCalls(false);
   }
 
-  const META = new Set(['output', 'success', 'status_code', 'error', 'traceback', 'prompt_injection']);
+  const META = new Set(['output', 'success', 'status_code', 'error', 'traceback', 'prompt_injection', '_lcp_content']);
+
+  // base64Size is the number of bytes base64 text stands for.
+  function base64Size(b64) {
+    const s = String(b64 || '');
+    return Math.floor(s.length * 3 / 4) - (s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0);
+  }
+
+  const IMAGE_TYPES = /^image\/(png|gif|jpeg|webp|bmp)$/i;
+
+  // contentView shows a result's content blocks beside its text: images
+  // as images, the rest as placeholders with their type and size.
+  function contentView(blocks) {
+    const box = el('div', { class: 'content' });
+    for (const b of blocks) {
+      if (!b || b.type === 'text') continue; // the output shows the text
+      if (b.type === 'image' && IMAGE_TYPES.test(b.mimeType || '')) {
+        box.append(el('img', { class: 'content-image', src: 'data:' + b.mimeType + ';base64,' + b.data,
+          alt: 'image (' + b.mimeType + ', ' + base64Size(b.data) + ' bytes)' }));
+        continue;
+      }
+      let text;
+      if (b.type === 'resource' && b.resource) {
+        const r = b.resource;
+        const size = 'blob' in r ? base64Size(r.blob) : new TextEncoder().encode(r.text || '').length;
+        text = '[resource ' + r.uri + (r.mimeType ? ', ' + r.mimeType : '') + ', ' + size + ' bytes]';
+      } else if (b.type === 'resource_link') {
+        text = '[resource link ' + b.uri + (b.mimeType ? ', ' + b.mimeType : '') + (b.size != null ? ', ' + b.size + ' bytes' : '') + ']';
+      } else {
+        text = '[' + b.type + ' ' + (b.mimeType || '') + ', ' + base64Size(b.data) + ' bytes]';
+      }
+      box.append(el('p', { class: 'content-placeholder mono', 'data-type': b.type, text }));
+    }
+    return box.childElementCount ? box : null;
+  }
 
   function resultView(res) {
     const box = el('div', { class: 'result' });
@@ -649,6 +720,8 @@
     if (res.output !== undefined && !(typeof res.output === 'string' && res.output === res.error)) {
       box.append(el('pre', { class: 'output', text: typeof res.output === 'string' ? res.output : JSON.stringify(res.output, null, 2) }));
     }
+    const content = Array.isArray(res._lcp_content) ? contentView(res._lcp_content) : null;
+    if (content) box.append(content);
     if (res.traceback) {
       box.append(el('details', { class: 'traceback' }, el('summary', { text: 'Traceback' }), el('pre', { text: String(res.traceback) })));
     }

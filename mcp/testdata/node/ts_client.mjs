@@ -10,7 +10,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const target = JSON.parse(process.argv[2]);
 
@@ -26,13 +26,21 @@ function transport() {
   });
 }
 
+// sampled records the sampling requests the client answered.
+const sampled = [];
+
 // connect returns a client whose elicitation handler answers from plan
-// and records what it was asked in asked.
+// and records what it was asked in asked; it offers sampling, answered by
+// a fake model.
 async function connect(plan, asked) {
   const client = new Client(
     { name: "ts-test-client", version: "1.0.0" },
-    { capabilities: { elicitation: { form: {}, url: {} } } },
+    { capabilities: { elicitation: { form: {}, url: {} }, sampling: {} } },
   );
+  client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+    sampled.push(req.params);
+    return { role: "assistant", model: "ts-fake-model", content: { type: "text", text: "Lighthouse" }, stopReason: "endTurn" };
+  });
   client.setRequestHandler(ElicitRequestSchema, async (req) => {
     asked.push(req.params);
     const next = plan.shift();
@@ -84,6 +92,10 @@ out.pick = text(await client.callTool({ name: "pick", arguments: {} }));
 plan.push({ openPage: "s3cret-value" });
 out.login = text(await client.callTool({ name: "login", arguments: {} }));
 out.asked = asked.map((p) => (p.page ? p : { mode: p.mode ?? "form", message: p.message, schema: p.requestedSchema ?? null, url: p.url ?? null }));
+
+// Sampling: a tool asks the client's model.
+out.sampling = text(await client.callTool({ name: "ask_model", arguments: { question: "What guides ships at night?" } }));
+out.sampled = sampled.map((p) => ({ text: p.messages?.[0]?.content?.text, maxTokens: p.maxTokens, systemPrompt: p.systemPrompt }));
 
 // Cancellation mid-call: the server must stop the tool.
 const abort = new AbortController();

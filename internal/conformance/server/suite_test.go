@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// scenarios are the server scenarios of the pinned suite (0.1.13), all of
+// them: its active ones and its two pending ones (json-schema-2020-12 and
+// server-sse-polling).
+var scenarios = []string{
+	"server-initialize",
+	"logging-set-level",
+	"ping",
+	"completion-complete",
+	"tools-list",
+	"tools-call-simple-text",
+	"tools-call-image",
+	"tools-call-audio",
+	"tools-call-embedded-resource",
+	"tools-call-mixed-content",
+	"tools-call-with-logging",
+	"tools-call-error",
+	"tools-call-with-progress",
+	"tools-call-sampling",
+	"tools-call-elicitation",
+	"json-schema-2020-12",
+	"elicitation-sep1034-defaults",
+	"server-sse-polling",
+	"server-sse-multiple-streams",
+	"elicitation-sep1330-enums",
+	"resources-list",
+	"resources-read-text",
+	"resources-read-binary",
+	"resources-templates-read",
+	"resources-subscribe",
+	"resources-unsubscribe",
+	"prompts-list",
+	"prompts-get-simple",
+	"prompts-get-with-args",
+	"prompts-get-embedded-resource",
+	"prompts-get-with-image",
+	"dns-rebinding-protection",
+}
+
+var resultLine = regexp.MustCompile(`Passed: (\d+)/(\d+), (\d+) failed, (\d+) warnings`)
+
+// suite returns node and the suite's CLI, or skips the test saying what
+// to install.
+func suite(t *testing.T) (node, cli string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: the MCP conformance suite cannot run")
+	}
+	cli, err = filepath.Abs(filepath.Join("..", "node", "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(cli); err != nil {
+		t.Skip("the MCP conformance suite is not installed: run (cd internal/conformance/node && npm ci)")
+	}
+	return node, cli
+}
+
+// startFixture builds and starts the fixture on a free loopback port and
+// returns its URL.
+func startFixture(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "lcp-conformance-server")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building the fixture: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "127.0.0.1:0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		if s := stderr.String(); s != "" {
+			t.Logf("fixture stderr:\n%s", s)
+		}
+	})
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		if sc.Scan() {
+			urls <- strings.TrimSpace(sc.Text())
+		}
+		close(urls)
+	}()
+	select {
+	case u, ok := <-urls:
+		if !ok || !strings.HasPrefix(u, "http://") {
+			t.Fatalf("the fixture did not start (%q); stderr:\n%s", u, stderr.String())
+		}
+		return u
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the fixture did not print its URL; stderr:\n%s", stderr.String())
+	}
+	return ""
+}
+
+// TestSuiteScenarios runs every server scenario of the official MCP
+// conformance suite against the fixture, through the suite's own CLI,
+// and fails on any failed check, any warning, and a scenario that checked
+// nothing. It also fails when the suite lists a server scenario lcp does
+// not run.
+func TestSuiteScenarios(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the conformance suite takes about a minute")
+	}
+	node, cli := suite(t)
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed: the fixture's Python library cannot run")
+	}
+
+	list, err := exec.Command(node, cli, "list", "--server").CombinedOutput()
+	if err != nil {
+		t.Fatalf("listing the scenarios: %v\n%s", err, list)
+	}
+	listed := 0
+	for _, line := range strings.Split(string(list), "\n") {
+		name, ok := strings.CutPrefix(strings.TrimSpace(line), "- ")
+		if !ok {
+			continue
+		}
+		listed++
+		if !slices.Contains(scenarios, name) {
+			t.Errorf("the suite has a server scenario lcp does not run: %s", name)
+		}
+	}
+	if listed != len(scenarios) {
+		t.Errorf("the suite lists %d server scenarios, lcp runs %d", listed, len(scenarios))
+	}
+
+	url := startFixture(t)
+	var summary []string
+	for _, sc := range scenarios {
+		t.Run(sc, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, node, cli, "server", "--url", url, "--scenario", sc)
+			cmd.Dir = t.TempDir()
+			out, err := cmd.CombinedOutput()
+			m := resultLine.FindSubmatch(out)
+			if m == nil {
+				t.Fatalf("no result line (%v):\n%s", err, out)
+			}
+			passed, _ := strconv.Atoi(string(m[1]))
+			total, _ := strconv.Atoi(string(m[2]))
+			failed, _ := strconv.Atoi(string(m[3]))
+			warnings, _ := strconv.Atoi(string(m[4]))
+			summary = append(summary, fmt.Sprintf("%-32s %2d/%-2d", sc, passed, total))
+			t.Logf("%s: Passed: %d/%d, %d failed, %d warnings", sc, passed, total, failed, warnings)
+			switch {
+			case total == 0:
+				t.Errorf("the scenario checked nothing:\n%s", out)
+			case failed > 0 || warnings > 0 || passed != total:
+				t.Errorf("%d failed, %d warnings:\n%s", failed, warnings, out)
+			case err != nil:
+				t.Errorf("the suite failed (%v):\n%s", err, out)
+			}
+		})
+	}
+	t.Logf("MCP conformance suite 0.1.13, server scenarios (passed/total checks):\n%s", strings.Join(summary, "\n"))
+}

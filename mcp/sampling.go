@@ -1,0 +1,103 @@
+//lint:file-ignore SA1019 sampling is deprecated from protocol 2026-07-28 on (SEP-2577), and still how clients of every revision lend their model to omni-tools
+
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lcptools/lcp/llm"
+	"github.com/lcptools/lcp/tool"
+)
+
+// DefaultSamplingMaxTokens bounds the answer of a client's model when the
+// tool asks without a limit (MCP requires one).
+const DefaultSamplingMaxTokens = 1024
+
+// clientModel is the language model of an MCP client that offers
+// sampling: the tool.Generator the server puts in each call of such a
+// client, so that omni-tools (lollms_client_instance.generate_text,
+// tool.Generate) ask the client's model through sampling/createMessage
+// when the host configures none of its own. The client decides, usually
+// with its user, whether to answer.
+type clientModel struct {
+	// create sends the request: to the client on older protocol
+	// revisions, as an input request of the call's result on newer.
+	create func(ctx context.Context, p *sdk.CreateMessageParams) (*sdk.CreateMessageResult, error)
+	client string
+}
+
+// newClientModel returns the model of a client, which create asks, or
+// nil when the client does not offer sampling.
+func newClientModel(create func(context.Context, *sdk.CreateMessageParams) (*sdk.CreateMessageResult, error), caps *sdk.ClientCapabilities, client string) tool.Generator {
+	if create == nil || caps == nil || caps.Sampling == nil {
+		return nil
+	}
+	return &clientModel{create: create, client: client}
+}
+
+// GenerateJSON asks the client's model for the completion of prompt, sent
+// as one user message; options are generate_text's keyword arguments
+// (n_predict, temperature, stop, system_prompt; others are not MCP's and
+// are left out).
+func (m *clientModel) GenerateJSON(ctx context.Context, prompt string, options json.RawMessage) (string, error) {
+	opts, err := llm.ParseGenerateOptions(options)
+	if err != nil {
+		return "", err
+	}
+	p := &sdk.CreateMessageParams{
+		Messages:      []*sdk.SamplingMessage{{Role: "user", Content: &sdk.TextContent{Text: prompt}}},
+		MaxTokens:     int64(opts.MaxTokens),
+		SystemPrompt:  opts.System,
+		StopSequences: opts.Stop,
+	}
+	if p.MaxTokens <= 0 {
+		p.MaxTokens = DefaultSamplingMaxTokens
+	}
+	if opts.Temperature != nil {
+		p.Temperature = *opts.Temperature
+	}
+	res, err := m.create(ctx, p)
+	if err != nil {
+		return "", fmt.Errorf("asking the model of the MCP client %s (sampling): %w", m.client, err)
+	}
+	switch c := res.Content.(type) {
+	case *sdk.TextContent:
+		return c.Text, nil
+	case nil:
+		return "", errors.New("the MCP client's model gave no answer")
+	default:
+		return "", fmt.Errorf("the MCP client's model answered with a %T block, not text", c)
+	}
+}
+
+// sample asks the client's model, as elicit asks the person.
+func (rt *roundTrip) sample(ctx context.Context, p *sdk.CreateMessageParams) (*sdk.CreateMessageResult, error) {
+	resp, err := rt.input(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	switch res := resp.(type) {
+	case *sdk.CreateMessageResult:
+		return res, nil
+	case *sdk.CreateMessageWithToolsResult:
+		// The SDK reads every answer of a model as the form that may hold
+		// several blocks; a model's answer to lcp is its text.
+		out := &sdk.CreateMessageResult{Model: res.Model, Role: res.Role, StopReason: res.StopReason}
+		for _, c := range res.Content {
+			if t, ok := c.(*sdk.TextContent); ok {
+				out.Content = t
+				return out, nil
+			}
+		}
+		if len(res.Content) > 0 {
+			out.Content = res.Content[0]
+		}
+		return out, nil
+	}
+	return nil, errors.New("the client did not answer the sampling request")
+}
