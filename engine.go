@@ -160,6 +160,17 @@ type Config struct {
 	// CallID). It is called from the goroutine that reports the event, so
 	// it must return quickly.
 	OnEvent func(tool.Event)
+	// OnCall is told when each call of the inventory starts and ends
+	// (nested calls included), for metrics and logs; it must return
+	// quickly.
+	OnCall func(CallReport)
+	// OnWorker is told when a Python worker process starts and ends (a
+	// crash, a restart after one); it must return quickly.
+	OnWorker func(WorkerEvent)
+	// MaxResultBytes caps the JSON size of a Python tool's return value;
+	// a larger one is refused with an engine error, without being read.
+	// Zero means the worker's default (128 MiB).
+	MaxResultBytes int
 }
 
 // Change says what a reload changed: tools added, removed or changed, the
@@ -210,10 +221,12 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 		sets = append(sets, e.builtins)
 	}
 	poolOpts := &worker.Options{
-		Python:      e.cfg.Python,
-		MemoryLimit: e.cfg.MemoryLimit,
-		Logger:      e.cfg.Logger,
-		Wrap:        e.wrapWorker,
+		Python:         e.cfg.Python,
+		MemoryLimit:    e.cfg.MemoryLimit,
+		Logger:         e.cfg.Logger,
+		Wrap:           e.wrapWorker,
+		OnProcess:      e.cfg.OnWorker,
+		MaxResultBytes: e.cfg.MaxResultBytes,
 	}
 	if e.cfg.Watch {
 		// Files change under the workers: no __pycache__ whose second-
@@ -327,10 +340,16 @@ func (e *Engine) Tools(ctx context.Context) ([]tool.Info, error) { return e.inv.
 // language model.
 func (e *Engine) Handler(ctx context.Context, name string) (tool.Handler, error) {
 	h, err := e.inv.Handler(ctx, name)
-	if err != nil || (e.cfg.OnEvent == nil && e.cfg.LLM == nil) {
+	if err != nil {
 		return h, err
 	}
-	return &engineHandler{Handler: h, sink: e.cfg.OnEvent, llm: e.cfg.LLM}, nil
+	if e.cfg.OnEvent != nil || e.cfg.LLM != nil {
+		h = &engineHandler{Handler: h, sink: e.cfg.OnEvent, llm: e.cfg.LLM}
+	}
+	if e.cfg.OnCall != nil {
+		h = &observed{Handler: h, name: name, report: e.cfg.OnCall}
+	}
+	return h, nil
 }
 
 // engineHandler adds the engine's subscriber and language model to the

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +27,9 @@ type env struct {
 	asked    []*tool.Request
 	decision tool.Decision
 	reason   string
+
+	mu     sync.Mutex
+	events []tool.Event // of every call
 }
 
 func newEnv(t *testing.T, autonomy string) *env {
@@ -56,6 +60,11 @@ func (e *env) call(name string, args any) map[string]any {
 		Confirm: func(ctx context.Context, r *tool.Request) (tool.Decision, string) {
 			e.asked = append(e.asked, r)
 			return e.decision, e.reason
+		},
+		OnEvent: func(ev tool.Event) {
+			e.mu.Lock()
+			e.events = append(e.events, ev)
+			e.mu.Unlock()
 		},
 	})
 	if err != nil {

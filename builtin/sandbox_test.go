@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lcptools/lcp/builtin"
 	"github.com/lcptools/lcp/sandbox"
 	"github.com/lcptools/lcp/tool"
 )
@@ -104,6 +105,18 @@ func TestShellSandboxedTellsWhatWasBlocked(t *testing.T) {
 	if _, err := os.Stat("/etc/lcp-test"); err == nil {
 		os.Remove("/etc/lcp-test")
 		t.Fatal("the sandbox let the command write /etc")
+	}
+	// The denial is a log record of the call, for the metrics.
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	found := false
+	for _, ev := range e.events {
+		if ev.Kind == tool.EventLog && strings.Contains(string(ev.Data), `"`+builtin.SandboxDenialKey+`":"filesystem"`) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no sandbox denial event among %+v", e.events)
 	}
 }
 

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -184,7 +185,9 @@ func (b *lib) runSandboxed(ctx context.Context, j *job, level autonomy.Level, se
 	res := shape(out, spec, j.what, j.payload)
 	res["sandbox"] = sandboxInfo(pol)
 	noteLimits(res, out, rep)
-	noteBlocked(res, out, pol)
+	for _, what := range noteBlocked(res, out, pol) {
+		reportDenial(ctx, what)
+	}
 	if mode == sandbox.CopyOnWrite {
 		if err := b.commit(ctx, box, res); err != nil {
 			return nil, err
@@ -354,25 +357,44 @@ var blockedSigns = map[string][]string{
 }
 
 // noteBlocked explains, when a run failed on something the sandbox
-// denies, what it denies and how to ask for it.
-func noteBlocked(res map[string]any, out *proc.Outcome, p *sandbox.Policy) {
+// denies, what it denies and how to ask for it; it returns what was
+// denied ("network", "filesystem").
+func noteBlocked(res map[string]any, out *proc.Outcome, p *sandbox.Policy) []string {
 	if out.ExitCode == 0 {
-		return
+		return nil
 	}
 	text := out.Stderr.Text + "\n" + out.Stdout.Text
-	var hints []string
+	var hints, denied []string
 	if !p.Network && containsAny(text, blockedSigns["network"]...) {
 		hints = append(hints, "The sandbox has no network. If this run needs it, call again with network=true: the operator is asked.")
+		denied = append(denied, "network")
 	}
 	if containsAny(text, blockedSigns["filesystem"]...) {
 		hints = append(hints, "The sandbox shows the system read-only, hides your home folder and keeps /tmp private; only the workspace is writable"+
 			vcsNote(p)+". To write elsewhere, call again with unsandboxed=true: the operator is asked.")
+		denied = append(denied, "filesystem")
 	}
 	if len(hints) == 0 {
-		return
+		return nil
 	}
 	res["sandbox_blocked"] = hints
 	failWith(res, strings.Join(hints, " "))
+	return denied
+}
+
+// SandboxDenialKey marks a log record of a call as a sandbox denial: its
+// data is a JSON object with this key set to what was denied ("network",
+// "filesystem"). Metrics count them (lcp_sandbox_denials_total).
+const SandboxDenialKey = "lcp_sandbox_denial"
+
+// reportDenial tells the call's subscribers that the sandbox denied what.
+func reportDenial(ctx context.Context, what string) {
+	c := tool.CallFromContext(ctx)
+	if !c.Listening() {
+		return
+	}
+	data, _ := json.Marshal(map[string]string{SandboxDenialKey: what})
+	c.Emit(tool.Event{Kind: tool.EventLog, Level: "warning", Text: "the sandbox denied " + what + " access", Data: data})
 }
 
 func vcsNote(p *sandbox.Policy) string {

@@ -70,6 +70,7 @@ type Broker struct {
 
 	mu      sync.Mutex
 	closed  bool
+	drain   string // the reason of Drain, once draining
 	seq     uint64
 	pending map[string]*entry
 	grants  []Grant
@@ -174,6 +175,14 @@ func (b *Broker) Ask(ctx context.Context, r *tool.Request) (tool.Response, error
 			b.logResolved(req, resp, by)
 			return resp, nil
 		}
+	}
+	if b.drain != "" {
+		// Nobody will be there to answer: the host is stopping.
+		resp := req.Declined(b.drain)
+		b.publishLocked(Event{Type: EventAnswered, Request: masked(req), Response: redacted(req, resp), By: ByDrain})
+		b.mu.Unlock()
+		b.logResolved(req, resp, ByDrain)
+		return resp, nil
 	}
 	if _, dup := b.pending[req.ID]; dup {
 		b.mu.Unlock()
@@ -377,6 +386,32 @@ func (b *Broker) sortedPendingLocked() []*entry {
 	}
 	slices.SortFunc(es, func(x, y *entry) int { return cmp.Compare(x.seq, y.seq) })
 	return es
+}
+
+// Drain declines every pending request with reason (a confirmation is
+// rejected, a question declined), and every later one that the always
+// memory or the policy cannot answer, while the calls themselves go on:
+// a host that stops takes no new questions to a person who may not be
+// there to answer in time. It returns how many pending requests it
+// declined. Drain is for a graceful stop (before Close); a later Drain
+// changes the reason.
+func (b *Broker) Drain(reason string) int {
+	if reason == "" {
+		reason = "The host is shutting down: nobody can answer this request."
+	}
+	b.mu.Lock()
+	b.drain = reason
+	var declined []*entry
+	for _, e := range b.sortedPendingLocked() {
+		if b.resolveLocked(e, e.req.Declined(reason), ByDrain, EventAnswered, ErrWithdrawn) {
+			declined = append(declined, e)
+		}
+	}
+	b.mu.Unlock()
+	for _, e := range declined {
+		b.logResolved(e.req, e.resp, ByDrain)
+	}
+	return len(declined)
 }
 
 // Close withdraws every pending request (cancelled, with ErrWithdrawn as

@@ -44,6 +44,7 @@ const (
 	ByTimeout  By = "timeout"   // the limit
 	ByCaller   By = "caller"    // the call was cancelled
 	ByBroker   By = "broker"    // Broker.Close
+	ByDrain    By = "drain"     // Broker.Drain: the host is stopping
 )
 
 // Event is one step in the life of a request, or a change of the always

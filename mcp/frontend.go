@@ -19,6 +19,9 @@ type clientFrontEnd struct {
 	client string // the client's name, for messages
 	form   bool
 	url    bool
+	// noSecretPage: the server is stateless, its secret page would live
+	// in a process the person's answer may never reach.
+	noSecretPage bool
 	// elicit sends an elicitation: a request to the client on older
 	// protocol revisions, an input request of the call's result on newer.
 	elicit func(ctx context.Context, p *sdk.ElicitParams) (*sdk.ElicitResult, error)
@@ -62,6 +65,9 @@ func (f *clientFrontEnd) Ask(ctx context.Context, r *tool.Request) (tool.Respons
 // page lcp serves on loopback for this one request, where the person types
 // the secret into a masked field.
 func (f *clientFrontEnd) askSecret(ctx context.Context, r *tool.Request) (tool.Response, error) {
+	if f.noSecretPage {
+		return r.Declined("lcp serves this client statelessly (replicas behind a load balancer), so it cannot open its page for a secret: give the value to the tool another way (environment or host configuration)."), nil
+	}
 	if !f.url && !f.form {
 		return f.s.opts.Unattended(ctx, r, f.client), nil
 	}

@@ -1,19 +1,28 @@
 package mcp
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lcptools/lcp/hitl"
 )
 
 // HTTPOptions configures the streamable HTTP endpoint of a Server.
@@ -34,9 +43,40 @@ type HTTPOptions struct {
 	// MaxBodyBytes caps the size of a request body (413 above it);
 	// 4 MiB by default.
 	MaxBodyBytes int64
-	// SessionTimeout closes sessions idle for this long; 30 minutes by
-	// default, negative for never.
+	// SessionTimeout closes sessions idle for this long;
+	// DefaultSessionTimeout when zero, negative for never.
 	SessionTimeout time.Duration
+	// MaxSessions caps the sessions the server keeps: when it is full, a
+	// client opening a session takes the place of the session idle the
+	// longest (for a minute at least), or gets 503 with a JSON-RPC error
+	// saying why. DefaultMaxSessions when zero, negative for no limit.
+	MaxSessions int
+	// MaxBatch and MaxBatchBytes cap a JSON-RPC batch (count of messages,
+	// size), which only clients of revisions before 2025-06-18 may send;
+	// DefaultMaxBatch and DefaultMaxBatchBytes when zero.
+	MaxBatch      int
+	MaxBatchBytes int64
+	// Stateless serves every request on its own, without server-side
+	// sessions, so that any replica behind a load balancer serves any
+	// request: questions of a call travel as input requests of its result
+	// with clients of the 2026-07-28 revision (the call is run again with
+	// the answers it got, on whichever replica the answer reaches), and
+	// clients of older revisions, which cannot be asked, get the
+	// Unattended policy's answers.
+	Stateless bool
+	// DrainTimeout is how long Serve lets calls in flight finish once its
+	// context is done, before it cancels them; DefaultDrainTimeout when
+	// zero, negative for no wait.
+	DrainTimeout time.Duration
+	// Abort, when closed, ends a drain at once (a second signal).
+	Abort <-chan struct{}
+	// MaxInflightBytes caps the size of the request bodies being served
+	// at once (a large request is decoded several times over on its way
+	// to a tool): over it, a request gets 429. DefaultMaxInflightBytes
+	// when zero, negative for no limit.
+	MaxInflightBytes int64
+	// Metrics, when set, is served at /metrics behind the bearer token.
+	Metrics http.Handler
 	// PollAfter, when positive, closes the event stream of a call still
 	// running after this long, asking its client to reconnect (SSE
 	// polling, SEP-1699; clients of revision 2025-11-25 and later): the
@@ -49,24 +89,44 @@ type HTTPOptions struct {
 // DefaultMaxBodyBytes is the default cap on the size of a request body.
 const DefaultMaxBodyBytes = 4 << 20
 
+func (o *HTTPOptions) withDefaults() HTTPOptions {
+	var c HTTPOptions
+	if o != nil {
+		c = *o
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if c.SessionTimeout == 0 {
+		c.SessionTimeout = DefaultSessionTimeout
+	}
+	if c.SessionTimeout < 0 {
+		c.SessionTimeout = 0
+	}
+	if c.MaxSessions == 0 {
+		c.MaxSessions = DefaultMaxSessions
+	}
+	if c.MaxBatch <= 0 {
+		c.MaxBatch = DefaultMaxBatch
+	}
+	if c.MaxBatchBytes <= 0 {
+		c.MaxBatchBytes = DefaultMaxBatchBytes
+	}
+	if c.DrainTimeout == 0 {
+		c.DrainTimeout = DefaultDrainTimeout
+	}
+	if c.MaxInflightBytes == 0 {
+		c.MaxInflightBytes = DefaultMaxInflightBytes
+	}
+	return c
+}
+
 // Handler returns the streamable HTTP endpoint of the server, guarded as
 // HTTPOptions says. Requests of the 2026-07-28 revision are served
 // statelessly (each request on its own, questions through input-required
-// results); older ones in sessions.
+// results); older ones in sessions, unless HTTPOptions.Stateless.
 func (s *Server) Handler(opts *HTTPOptions) http.Handler {
-	var o HTTPOptions
-	if opts != nil {
-		o = *opts
-	}
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if o.SessionTimeout == 0 {
-		o.SessionTimeout = 30 * time.Minute
-	}
-	if o.SessionTimeout < 0 {
-		o.SessionTimeout = 0
-	}
+	o := opts.withDefaults()
 	s.presync(context.Background())
 	get := func(*http.Request) *sdk.Server { return s.sdk }
 	sopts := &sdk.StreamableHTTPOptions{
@@ -88,37 +148,62 @@ func (s *Server) Handler(opts *HTTPOptions) http.Handler {
 		MaxRequestBodyBytes:          o.MaxBodyBytes,
 		PropagateRequestCancellation: true,
 	})
-	return &guard{opts: o, next: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {
-			stateless.ServeHTTP(w, r)
-			return
-		}
-		stateful.ServeHTTP(w, r)
-	})}
+	if o.Stateless {
+		s.stateless.Store(true)
+	}
+	s.bodies.setLimit(o.MaxInflightBytes)
+	return &guard{s: s, opts: o, stateful: stateful, stateless: stateless}
 }
 
-// guard applies the HTTP safety rules before the MCP handler sees a
-// request: Host (DNS rebinding), Origin, bearer token, body size.
+// guard applies the HTTP safety rules and the limits before the MCP
+// handler sees a request: Host (DNS rebinding), Origin, bearer token,
+// body size, batches, sessions, calls in flight, drain.
 type guard struct {
-	opts HTTPOptions
-	next http.Handler
+	s         *Server
+	opts      HTTPOptions
+	stateful  http.Handler
+	stateless http.Handler
 }
 
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !g.allowed(w, r) {
+		return
+	}
+	if r.ContentLength > g.opts.MaxBodyBytes {
+		http.Error(w, fmt.Sprintf("request body exceeds %d bytes", g.opts.MaxBodyBytes), http.StatusRequestEntityTooLarge)
+		return
+	}
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, g.opts.MaxBodyBytes)
+	}
+	if r.Method == http.MethodPost {
+		g.servePOST(w, r)
+		return
+	}
+	if g.opts.Stateless || newProtocolHeader(r) {
+		g.stateless.ServeHTTP(w, r)
+		return
+	}
+	g.stateful.ServeHTTP(w, r)
+}
+
+// allowed checks Host, Origin and the token; it answers preflight
+// requests and refusals itself and reports whether the request goes on.
+func (g *guard) allowed(w http.ResponseWriter, r *http.Request) bool {
 	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil && isLoopbackAddr(local.String()) {
 		if !isLoopbackHost(r.Host) && !g.allowedHost(r.Host) {
 			http.Error(w, fmt.Sprintf("Forbidden: Host %q is not allowed", r.Host), http.StatusForbidden)
-			return
+			return false
 		}
 	} else if len(g.opts.AllowedHosts) > 0 && !g.allowedHost(r.Host) && !isLoopbackHost(r.Host) {
 		http.Error(w, fmt.Sprintf("Forbidden: Host %q is not allowed", r.Host), http.StatusForbidden)
-		return
+		return false
 	}
 	origin := r.Header.Get("Origin")
 	if origin != "" {
 		if !isLoopbackOrigin(origin) && !slices.Contains(g.opts.AllowedOrigins, origin) {
 			http.Error(w, fmt.Sprintf("Forbidden: Origin %q is not allowed", origin), http.StatusForbidden)
-			return
+			return false
 		}
 		h := w.Header()
 		h.Set("Access-Control-Allow-Origin", origin)
@@ -129,7 +214,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.Set("Access-Control-Allow-Headers", "Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID")
 			h.Set("Access-Control-Max-Age", "600")
 			w.WriteHeader(http.StatusNoContent)
-			return
+			return false
 		}
 	}
 	if g.opts.Token != "" {
@@ -138,17 +223,171 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(g.opts.Token)) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="lcp"`)
 			http.Error(w, "Unauthorized: a bearer token is required", http.StatusUnauthorized)
+			return false
+		}
+	}
+	return true
+}
+
+// isBatch reports whether a body (or its start) is a JSON array.
+func isBatch(body []byte) bool {
+	t := bytes.TrimLeft(body, " \t\r\n")
+	return len(t) > 0 && t[0] == '['
+}
+
+func newProtocolHeader(r *http.Request) bool {
+	return r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28"
+}
+
+// peekMessage is what the guard reads of a JSON-RPC message.
+type peekMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+}
+
+// servePOST reads the body (bounded), applies the limits that the SDK
+// has no option for, and hands the request on.
+func (g *guard) servePOST(w http.ResponseWriter, r *http.Request) {
+	s := g.s
+	// Bodies in memory are bounded all together, since each is decoded
+	// several times over on its way to a tool.
+	size := r.ContentLength
+	if size < 0 {
+		size = g.opts.MaxBodyBytes
+	}
+	if !s.bodies.acquire(size) {
+		s.refused("bytes")
+		writeRPCError(w, http.StatusTooManyRequests, nil, &jsonrpc.Error{Code: CodeServerBusy,
+			Message: fmt.Sprintf("the server holds %d bytes of requests, its limit: try again shortly", s.bodies.limit)})
+		return
+	}
+	defer s.bodies.release(size)
+	// A batch too large is refused before it is read.
+	br := bufio.NewReaderSize(r.Body, 512)
+	if first, _ := br.Peek(512); isBatch(first) && r.ContentLength > g.opts.MaxBatchBytes {
+		writeRPCError(w, http.StatusRequestEntityTooLarge, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: fmt.Sprintf("a JSON-RPC batch may have at most %d bytes", g.opts.MaxBatchBytes)})
+		return
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, max(r.ContentLength, 0)+1))
+	_, err := buf.ReadFrom(br)
+	body := buf.Bytes()
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", tooBig.Limit), http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+
+	sid := r.Header.Get("Mcp-Session-Id")
+	version := r.Header.Get("Mcp-Protocol-Version")
+	stateless := g.opts.Stateless || version >= "2026-07-28"
+	var sess *sessionEntry
+	if sid != "" && !stateless {
+		sess = s.sessions.get(sid)
+		if sess != nil && version == "" {
+			version = sess.version
+		}
+	}
+
+	var msgs []peekMessage
+	if batch := isBatch(body); batch {
+		// A batch is refused before it is decoded: its messages would each
+		// be served at once, in a stream of their own.
+		switch {
+		case int64(len(body)) > g.opts.MaxBatchBytes:
+			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+				Message: fmt.Sprintf("a JSON-RPC batch may have at most %d bytes", g.opts.MaxBatchBytes)})
+			return
+		case version >= "2025-06-18":
+			writeRPCError(w, http.StatusBadRequest, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+				Message: fmt.Sprintf("JSON-RPC batches are not part of MCP %s (they were dropped in 2025-06-18): send one message per request", version)})
+			return
+		case !stateless && sid == "":
+			writeRPCError(w, http.StatusBadRequest, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+				Message: "a JSON-RPC batch cannot open a session: send initialize on its own"})
+			return
+		}
+		if json.Unmarshal(body, &msgs) == nil && len(msgs) > g.opts.MaxBatch {
+			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+				Message: fmt.Sprintf("a JSON-RPC batch may have at most %d messages, not %d", g.opts.MaxBatch, len(msgs))})
+			return
+		}
+	} else {
+		var m peekMessage
+		if json.Unmarshal(body, &m) == nil {
+			msgs = []peekMessage{m}
+		}
+	}
+	var callID json.RawMessage
+	calls := 0
+	for _, m := range msgs {
+		if m.Method == "tools/call" && len(m.ID) > 0 {
+			calls++
+			callID = m.ID
+		}
+	}
+	opens := !stateless && sid == ""
+	if s.draining.Load() && (opens || calls > 0) {
+		id := callID
+		if opens && len(msgs) == 1 {
+			id = msgs[0].ID
+		}
+		writeRPCError(w, http.StatusServiceUnavailable, id, rpcError(ErrDraining))
+		return
+	}
+	if calls > 0 {
+		var ss *sdk.ServerSession
+		if sess != nil {
+			ss = sess.ss
+		}
+		if err := s.limiter.check(ss); err != nil {
+			status := http.StatusTooManyRequests
+			if errors.Is(err, ErrDraining) {
+				status = http.StatusServiceUnavailable
+			}
+			s.refused(refusalOf(err))
+			writeRPCError(w, status, callID, rpcError(err))
 			return
 		}
 	}
-	if r.ContentLength > g.opts.MaxBodyBytes {
-		http.Error(w, fmt.Sprintf("request body exceeds %d bytes", g.opts.MaxBodyBytes), http.StatusRequestEntityTooLarge)
+	if opens {
+		if !s.sessions.reserve(g.opts.MaxSessions) {
+			var id json.RawMessage
+			if len(msgs) == 1 {
+				id = msgs[0].ID
+			}
+			s.refused("sessions")
+			writeRPCError(w, http.StatusServiceUnavailable, id, &jsonrpc.Error{Code: CodeUnavailable,
+				Message: fmt.Sprintf("the server holds %d sessions, its limit: try again later (idle sessions are closed after %s)", g.opts.MaxSessions, g.opts.SessionTimeout)})
+			return
+		}
+		defer s.sessions.unreserve()
+	}
+	if calls > 0 {
+		// Counted until the answer is written, so that a drain does not
+		// end the session before its client has the result.
+		s.posting.Add(1)
+		defer s.posting.Add(-1)
+	}
+	if sess != nil {
+		sess.active.Add(1)
+		sess.lastSeen.Store(time.Now().UnixNano())
+		defer func() {
+			sess.lastSeen.Store(time.Now().UnixNano())
+			sess.active.Add(-1)
+		}()
+	}
+	if stateless {
+		g.stateless.ServeHTTP(w, r)
 		return
 	}
-	if r.Body != nil {
-		r.Body = http.MaxBytesReader(w, r.Body, g.opts.MaxBodyBytes)
-	}
-	g.next.ServeHTTP(w, r)
+	g.stateful.ServeHTTP(w, r)
 }
 
 func (g *guard) allowedHost(host string) bool {
@@ -187,14 +426,31 @@ func Listen(addr string, opts *HTTPOptions) (net.Listener, error) {
 	return ln, nil
 }
 
-// Serve serves the streamable HTTP endpoint at "/mcp" (and "/") on ln until
-// ctx ends, then shuts down within a few seconds.
+// Serve serves the streamable HTTP endpoint at "/mcp" (and "/") on ln,
+// with "/healthz" (the process is alive) and "/readyz" (it accepts new
+// sessions and calls; 503 while draining), which need no token and say
+// nothing else, and "/metrics" when HTTPOptions.Metrics is set. When ctx
+// ends it drains (Drain) for at most HTTPOptions.DrainTimeout, then
+// closes the sessions and stops.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, opts *HTTPOptions) error {
-	h := s.Handler(opts)
+	o := opts.withDefaults()
+	h := s.Handler(&o)
 	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { healthAnswer(w, true, "ok") })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		healthAnswer(w, !s.draining.Load(), map[bool]string{true: "ready", false: "draining"}[!s.draining.Load()])
+	})
+	if o.Metrics != nil {
+		g := h.(*guard)
+		mux.Handle("/metrics", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if g.allowed(w, r) {
+				o.Metrics.ServeHTTP(w, r)
+			}
+		}))
+	}
 	mux.Handle("/mcp", h)
 	mux.Handle("/", h)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10, IdleTimeout: 2 * time.Minute}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -202,6 +458,42 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, opts *HTTPOptions) 
 		return err
 	case <-ctx.Done():
 	}
+	dctx := context.Background()
+	if o.DrainTimeout > 0 {
+		var cancel context.CancelFunc
+		dctx, cancel = context.WithTimeout(dctx, o.DrainTimeout)
+		defer cancel()
+	} else {
+		var cancel context.CancelFunc
+		dctx, cancel = context.WithCancel(dctx)
+		cancel()
+	}
+	if o.Abort != nil {
+		var cancel context.CancelFunc
+		dctx, cancel = context.WithCancel(dctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-o.Abort:
+				cancel()
+			case <-dctx.Done():
+			}
+		}()
+	}
+	_ = s.Drain(dctx)
+	for s.posting.Load() > 0 && dctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Let clients read the last answers before their sessions' event
+	// streams end: a client that sees its session end first may fail the
+	// call whose answer it has not read yet.
+	select {
+	case <-time.After(500 * time.Millisecond):
+	case <-dctx.Done():
+	}
+	// The calls are done (or out of time): end the sessions, whose event
+	// streams would keep the HTTP server from stopping.
+	s.closeSessions()
 	sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
@@ -209,6 +501,71 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, opts *HTTPOptions) 
 	}
 	<-errc
 	return nil
+}
+
+// healthAnswer writes the body of a health endpoint: a word, nothing
+// about the server.
+func healthAnswer(w http.ResponseWriter, ok bool, word string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if !ok {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+	_, _ = io.WriteString(w, word+"\n")
+}
+
+// Drain stops the server from taking new sessions and calls (they get 503
+// and a JSON-RPC error, so that a load balancer retries elsewhere; /readyz
+// says 503), declines the confirmations and questions waiting for a
+// person with a message that says why, and waits until the calls in
+// flight have finished or ctx ends, whichever comes first. It returns
+// ctx's error when calls were still running. Sessions stay open: Close,
+// or Serve, ends them.
+func (s *Server) Drain(ctx context.Context) error {
+	first := s.draining.CompareAndSwap(false, true)
+	idle := s.limiter.drain()
+	if first {
+		const reason = "The server is shutting down: this request was cancelled. Call the tool again (another server may serve it)."
+		n := 0
+		if s.opts.Broker != nil {
+			n += s.opts.Broker.Drain(reason)
+		}
+		s.mu.Lock()
+		brokers := make([]*hitl.Broker, 0, len(s.brokers))
+		for _, b := range s.brokers {
+			brokers = append(brokers, b)
+		}
+		s.mu.Unlock()
+		for _, b := range brokers {
+			n += b.Drain(reason)
+		}
+		s.opts.Logger.Info("draining", "calls_in_flight", s.limiter.inFlight(), "requests_declined", n)
+	}
+	start := time.Now()
+	select {
+	case <-idle:
+		s.opts.Logger.Info("drained", "duration", time.Since(start).Round(time.Millisecond))
+		return nil
+	case <-ctx.Done():
+		s.opts.Logger.Warn("drain ended with calls in flight", "calls_in_flight", s.limiter.inFlight())
+		return ctx.Err()
+	}
+}
+
+// Draining reports whether the server has begun to drain.
+func (s *Server) Draining() bool { return s.draining.Load() }
+
+// Sessions returns how many HTTP sessions the server holds.
+func (s *Server) Sessions() int { return s.sessions.count() }
+
+// CallsInFlight returns how many tools/call requests are being served.
+func (s *Server) CallsInFlight() int { return s.limiter.inFlight() }
+
+// closeSessions ends every session of the server.
+func (s *Server) closeSessions() {
+	for ss := range s.sdk.Sessions() {
+		_ = ss.Close()
+	}
 }
 
 // ListenAndServe listens at addr (see Listen) and serves (see Serve).
@@ -227,8 +584,35 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string, opts *HTTPOpti
 // collector costs more CPU than the calls themselves. The price is a few
 // megabytes of heap. A library does not change this by itself; commands
 // call it (lcp mcp does).
+//
+// It also sets a soft memory limit of DefaultMemoryLimit unless the
+// GOMEMLIMIT environment variable says otherwise: under a burst of large
+// requests the collector then works harder instead of letting the heap
+// grow to five times what is live, and returns memory to the system.
 func TuneGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(DefaultMemoryLimit)
+	}
+	releaseOnce.Do(func() { go releaseIdleMemory() })
 }
+
+var releaseOnce sync.Once
+
+// releaseIdleMemory gives the system back, every few seconds, the heap
+// memory a burst left free: without new allocations no collection runs,
+// and the runtime would keep it for minutes.
+func releaseIdleMemory() {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
+	for range time.Tick(5 * time.Second) {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > 32<<20 {
+			debug.FreeOSMemory()
+		}
+	}
+}
+
+// DefaultMemoryLimit is the soft memory limit TuneGC sets.
+const DefaultMemoryLimit = 200 << 20

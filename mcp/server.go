@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,9 +57,32 @@ type ServerOptions struct {
 	// are given; "127.0.0.1:0" (a free port) by default.
 	SecretAddr string
 
-	// Logger receives the SDK's log; nil discards it.
+	// Logger receives the SDK's log and the server's own records (drain,
+	// calls refused); nil discards them.
 	Logger *slog.Logger
 
+	// MaxCalls caps the calls running at once, over every session, and
+	// MaxCallsPerSession those of one session: a call over a limit is
+	// refused at once with a JSON-RPC error (CodeServerBusy; over HTTP,
+	// status 429). DefaultMaxCalls and DefaultMaxCallsPerSession when
+	// zero, negative for no limit.
+	MaxCalls, MaxCallsPerSession int
+	// MaxResultBytes caps the size of a result sent to a client: a longer
+	// text is cut, with a note of how much is missing, and content that
+	// does not fit is left out. DefaultMaxResultBytes when zero, negative
+	// for no limit.
+	MaxResultBytes int
+	// ReplicaID, when set, starts every HTTP session id ("<id>.<random>"),
+	// so that a load balancer can send the requests of a session to the
+	// replica that holds it (see ValidReplicaID for its alphabet).
+	ReplicaID string
+	// StateKey signs the requestState of calls served statelessly
+	// (HTTPOptions.Stateless): replicas that share it continue each
+	// other's calls. Nil: a random key of this process.
+	StateKey []byte
+	// OnRefused is told of every request a limit refused: "calls",
+	// "session_calls", "sessions", "draining" (for metrics).
+	OnRefused func(limit string)
 	// Prompts, when set, are served as MCP prompts (prompts/list,
 	// prompts/get, and completion/complete of their arguments): an
 	// engine's (lcp.Engine: the libraries' system prompts, the host's,
@@ -92,7 +116,31 @@ func (o *ServerOptions) withDefaults() ServerOptions {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
+	if c.MaxCalls == 0 {
+		c.MaxCalls = DefaultMaxCalls
+	}
+	if c.MaxCallsPerSession == 0 {
+		c.MaxCallsPerSession = DefaultMaxCallsPerSession
+	}
+	if c.MaxResultBytes == 0 {
+		c.MaxResultBytes = DefaultMaxResultBytes
+	}
 	return c
+}
+
+// ValidReplicaID reports whether id may start session ids: 1 to 32
+// ASCII letters, digits, '-' and '_' (what an nginx map and a header
+// carry without escaping).
+func ValidReplicaID(id string) error {
+	if id == "" || len(id) > 32 {
+		return fmt.Errorf("replica id %q: it must have 1 to 32 characters", id)
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return fmt.Errorf("replica id %q: only ASCII letters, digits, '-' and '_' are allowed", id)
+		}
+	}
+	return nil
 }
 
 // Server serves a tool.Toolset to MCP clients, over stdio (Run,
@@ -125,6 +173,15 @@ type Server struct {
 	resources resourceSet
 	pollAfter atomic.Int64 // HTTPOptions.PollAfter, in nanoseconds
 
+	limiter   *callLimiter
+	sessions  sessionTable
+	draining  atomic.Bool
+	stateless atomic.Bool  // served with HTTPOptions.Stateless
+	posting   atomic.Int64 // HTTP requests with calls being answered
+	bodies    byteBudget   // bytes of HTTP request bodies being served
+	keyOnce   sync.Once
+	key       []byte // signs request states (replay.go)
+
 	syncMu  sync.Mutex // one listing at a time
 	mu      sync.RWMutex
 	tools   map[string]*servedTool
@@ -150,6 +207,11 @@ func NewServer(ts tool.Toolset, opts *ServerOptions) *Server {
 		trips:   map[string]*roundTrip{},
 	}
 	s.secrets = &secretServer{addr: s.opts.SecretAddr}
+	s.limiter = newCallLimiter(s.opts.MaxCalls, s.opts.MaxCallsPerSession)
+	sessionID := rand.Text
+	if id := s.opts.ReplicaID; id != "" {
+		sessionID = func() string { return id + "." + rand.Text() }
+	}
 	caps := &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}}
 	//lint:ignore SA1019 logging is deprecated from protocol 2026-07-28 on, and still what older clients show tools' log records with
 	caps.Logging = &sdk.LoggingCapabilities{}
@@ -157,6 +219,7 @@ func NewServer(ts tool.Toolset, opts *ServerOptions) *Server {
 		Instructions: s.opts.Instructions,
 		Logger:       s.opts.Logger,
 		Capabilities: caps,
+		GetSessionID: sessionID,
 		// Subscriptions are accepted for the host's resources (see
 		// AddResource); the capability shows once there are some.
 		SubscribeHandler:   s.subscribe,
@@ -228,6 +291,14 @@ func (s *Server) Close() error {
 func (s *Server) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		switch method {
+		case "initialize":
+			res, err := next(ctx, method, req)
+			if ir, ok := res.(*sdk.InitializeResult); ok && err == nil {
+				if ss, ok := req.GetSession().(*sdk.ServerSession); ok {
+					s.sessions.add(ss, ir.ProtocolVersion)
+				}
+			}
+			return res, err
 		case "tools/list":
 			if err := s.sync(ctx); err != nil {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "listing the tools: " + err.Error()}
@@ -241,6 +312,14 @@ func (s *Server) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 					_ = s.sync(ctx)
 				}
 			}
+			// The limits on calls in flight, for every transport (over
+			// HTTP the guard has refused what it could with a status).
+			ss, _ := req.GetSession().(*sdk.ServerSession)
+			if err := s.limiter.acquire(ss); err != nil {
+				s.refused(refusalOf(err))
+				return nil, rpcError(err)
+			}
+			defer s.limiter.release(ss)
 		case "prompts/list":
 			if s.opts.Prompts != nil {
 				return s.listPrompts(ctx)
@@ -318,6 +397,27 @@ func (s *Server) sync(ctx context.Context) error {
 	return nil
 }
 
+// refused tells OnRefused that a limit refused a request.
+func (s *Server) refused(limit string) {
+	s.opts.Logger.Debug("request refused", "limit", limit)
+	if s.opts.OnRefused != nil {
+		s.opts.OnRefused(limit)
+	}
+}
+
+func refusalOf(err error) string {
+	var busy *BusyError
+	switch {
+	case errors.As(err, &busy) && busy.Session:
+		return "session_calls"
+	case errors.As(err, &busy):
+		return "calls"
+	case errors.Is(err, ErrDraining):
+		return "draining"
+	}
+	return "other"
+}
+
 func sameInfo(a, b *tool.Info) bool {
 	return a.Description == b.Description && a.Title == b.Title && bytes.Equal(a.InputSchema, b.InputSchema) &&
 		bytes.Equal(a.OutputSchema, b.OutputSchema) && reflect.DeepEqual(a.Annotations, b.Annotations)
@@ -379,7 +479,8 @@ func newProtocol(req *sdk.CallToolRequest) bool {
 
 func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	p := req.Params
-	if p.RequestState != "" {
+	replay := s.stateless.Load() && newProtocol(req)
+	if p.RequestState != "" && !replay {
 		return s.resume(ctx, req)
 	}
 	s.mu.RLock()
@@ -397,7 +498,14 @@ func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 		}
 		return errorToMCP(err), nil
 	}
-	c := &serverCall{s: s, name: p.Name, h: h, structured: st != nil && st.structured}
+	c := &serverCall{s: s, name: p.Name, h: h, structured: st != nil && st.structured, id: tool.NewID()}
+	if s.opts.Logger.Enabled(ctx, slog.LevelDebug) {
+		sid := ""
+		if req.Session != nil {
+			sid = req.Session.ID()
+		}
+		s.opts.Logger.Debug("tools/call", "call_id", c.id, "tool", name, "session", sid)
+	}
 	c.progress.attach(ctx, req, s.opts.ProgressInterval)
 	c.session = req.Session
 	if !newProtocol(req) {
@@ -420,6 +528,9 @@ func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 		stop()
 		c.progress.detach()
 		return c.toMCP(res, err), nil
+	}
+	if replay {
+		return s.replayCall(ctx, req, c)
 	}
 	return s.startRoundTrip(ctx, req, c, p.Arguments)
 }
@@ -459,6 +570,7 @@ func (s *Server) brokerFor(ss *sdk.ServerSession) *hitl.Broker {
 // serverCall is one tools/call being served.
 type serverCall struct {
 	s          *Server
+	id         string // the call's id, in every log record of it
 	name       string
 	h          tool.Handler
 	structured bool
@@ -478,6 +590,7 @@ type serverCall struct {
 // log records to the client.
 func (c *serverCall) drive(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
 	return tool.Drive(ctx, c.h, args, &tool.CallOptions{
+		CallID: c.id,
 		Respond: func(ctx context.Context, r *tool.Request) tool.Response {
 			if c.fe == nil {
 				c.fe = c.frontEnd()
@@ -529,9 +642,9 @@ func (c *serverCall) log(e tool.Event) {
 
 func (c *serverCall) toMCP(res *tool.Result, err error) *sdk.CallToolResult {
 	if err != nil {
-		return errorToMCP(err)
+		return capResult(errorToMCP(err), c.s.opts.MaxResultBytes)
 	}
-	return toMCP(res, c.structured)
+	return capResult(toMCP(res, c.structured), c.s.opts.MaxResultBytes)
 }
 
 // progressSink sends a call's progress to the request that asked for it

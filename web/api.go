@@ -27,6 +27,11 @@ func (s *Server) routes() {
 	static, _ := fs.Sub(assets, "static")
 	files := http.FileServerFS(static)
 	mux.HandleFunc("/{$}", s.handleIndex)
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { health(w, true, "ok") })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		ready := !s.draining.Load()
+		health(w, ready, map[bool]string{true: "ready", false: "draining"}[ready])
+	})
 	mux.Handle("/static/", http.StripPrefix("/static/", s.staticOnly(files)))
 	mux.HandleFunc("/api/tools", s.handleTools)
 	mux.HandleFunc("/api/state", s.handleState)
@@ -61,20 +66,34 @@ func (s *Server) staticOnly(files http.Handler) http.Handler {
 	})
 }
 
-// handleIndex serves the page with the session token in a meta element,
-// where the page's script (never inline) reads it.
+// health answers /healthz and /readyz: a word, nothing about the server;
+// no sign-in needed (probes of a load balancer or Kubernetes).
+func health(w http.ResponseWriter, ok bool, word string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if !ok {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+	_, _ = io.WriteString(w, word+"\n")
+}
+
+// handleIndex serves the page to a signed-in browser; /?token= signs a
+// browser in (auth.go); others get a short sign-in hint.
 func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	if s.opts.Remote && !s.tokenOK(r.URL.Query().Get("token")) {
-		http.Error(w, "this page needs its token: open the URL lcp serve printed", http.StatusUnauthorized)
+	if tok := r.URL.Query().Get("token"); tok != "" {
+		s.signIn(w, r, tok)
+		return
+	}
+	if !s.auth.signedIn(r) {
+		s.signInHint(w, "This browser is not signed in.")
 		return
 	}
 	var buf bytes.Buffer
-	err := s.page.Execute(&buf, map[string]string{"Token": s.token, "Title": s.opts.Title})
+	err := s.page.Execute(&buf, map[string]string{"Title": s.opts.Title})
 	if err != nil {
 		s.log.Error("web: rendering the page", "error", err)
 		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)

@@ -233,8 +233,13 @@ func TestBrowser(t *testing.T) {
 		_ = e.srv.Close() // ends the event streams, which Close waits for
 		gs.Close()
 	}()
-	p.do("open the page", chromedp.Navigate(gs.URL))
-	wait[bool](p, "a live connection", `document.querySelector('#conn').dataset.state === 'live'`)
+	// The printed address signs the browser in once: the page trades its
+	// one-time token for a cookie that scripts cannot read.
+	p.do("open the page", chromedp.Navigate(e.srv.SignInURL(gs.URL)))
+	wait[bool](p, "a live connection", `!!document.querySelector('#conn') && document.querySelector('#conn').dataset.state === 'live'`)
+	if got := eval[string](p, `location.search + document.cookie`); got != "" {
+		t.Errorf("after sign-in, the address or document.cookie shows %q", got)
+	}
 	wait[bool](p, "the tools", `!!document.querySelector('details.tool[data-tool="echo"]')`)
 	if got := eval[string](p, `document.querySelector('.library[data-library="demo"] header').innerText`); !strings.Contains(got, "Demo tools") || !strings.Contains(got, "🧪") {
 		t.Errorf("library header: %q", got)

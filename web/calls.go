@@ -88,6 +88,10 @@ func (s *Server) handleCalls(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("Tool '%s' not found.", truncate(req.Tool, 200)))
 		return
 	}
+	if s.draining.Load() {
+		writeError(w, http.StatusServiceUnavailable, "the server is shutting down")
+		return
+	}
 	select {
 	case s.slots <- struct{}{}:
 	default:
@@ -98,7 +102,7 @@ func (s *Server) handleCalls(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(s.baseCtx)
 	c := &call{Call: Call{ID: tool.NewID(), Tool: req.Tool, Args: json.RawMessage(args), State: "running", Started: time.Now()}, cancel: cancel}
 	s.mu.Lock()
-	if s.closed {
+	if s.closed || s.draining.Load() {
 		s.mu.Unlock()
 		cancel()
 		<-s.slots
@@ -107,6 +111,7 @@ func (s *Server) handleCalls(w http.ResponseWriter, r *http.Request) {
 	}
 	s.calls[c.ID] = c
 	s.order = append(s.order, c.ID)
+	s.running.Add(1)
 	view := c.Call
 	s.hub.publish(Event{Type: EventCall, Call: &view})
 	s.mu.Unlock()
@@ -117,6 +122,7 @@ func (s *Server) handleCalls(w http.ResponseWriter, r *http.Request) {
 
 // run makes the call and publishes its end.
 func (s *Server) run(ctx context.Context, c *call, toolCtx map[string]any) {
+	defer s.running.Done()
 	defer func() { <-s.slots }()
 	defer c.cancel()
 	res, err := tool.Call(ctx, s.ts, c.Tool, c.Args, &tool.CallOptions{

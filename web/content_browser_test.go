@@ -63,7 +63,7 @@ func TestBrowserRichResultsAndChoices(t *testing.T) {
 	}
 	e := newEnv(t, richTools(t), nil)
 	p := newPage(t, chrome)
-	p.do("open the page", chromedp.Navigate(e.hs.URL))
+	p.do("open the page", chromedp.Navigate(e.srv.SignInURL(e.hs.URL))) // signs the browser in
 	wait[bool](p, "the tools", `!!document.querySelector('details.tool[data-tool="chart"]')`)
 
 	p.run("chart", nil)

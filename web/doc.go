@@ -23,12 +23,16 @@
 // # Security
 //
 // The server is meant for loopback: CheckAddr refuses another address
-// unless remote access is allowed. The page carries a random session token
-// (Server.Token) that every /api/ request must send in the X-LCP-Token
-// header (401 without, 403 when wrong); a Host header that does not name
-// the loopback interface is refused (DNS rebinding), as is a request from
-// another origin (Origin, Sec-Fetch-Site). With Options.Remote the page
-// itself is served only with ?token= in its URL. Bodies are capped
+// unless remote access is allowed. No local user can act for another: a
+// browser signs in by opening an address with a one-time token
+// (Server.SignInURL), which the page trades for an HttpOnly,
+// SameSite=Strict cookie; the page and the API need that cookie, or the
+// server's token (Server.Token) in the X-LCP-Token header (401 without,
+// 403 when wrong); a request with neither gets a short sign-in hint. A
+// Host header that does not name the loopback interface is refused (DNS
+// rebinding), as is a request from another origin (Origin,
+// Sec-Fetch-Site). /healthz and /readyz need no sign-in; Drain stops new
+// calls and declines pending requests before a stop. Bodies are capped
 // (Options.MaxBodyBytes), errors are JSON objects {"error": "..."}, and the
 // Content-Security-Policy allows the page's own files only, no inline
 // script. A secret answer is never echoed, logged or put in the event

@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -214,9 +215,13 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "since must be an event number")
 		return
 	}
-	st, backlog, complete, ok := s.subscribe(since)
-	if !ok {
-		writeError(w, http.StatusServiceUnavailable, "the server is shutting down")
+	st, backlog, complete, err := s.subscribe(since)
+	if err != nil {
+		status := http.StatusServiceUnavailable
+		if errors.Is(err, errTooManyStreams) {
+			status = http.StatusTooManyRequests
+		}
+		writeError(w, status, err.Error())
 		return
 	}
 	defer func() {
@@ -260,15 +265,20 @@ func sinceOf(r *http.Request) (uint64, bool) {
 	return n, err == nil
 }
 
+var errTooManyStreams = errors.New("too many pages follow the server's events; close one")
+
 // subscribe adds a stream to the hub and returns the events after since
-// that the ring still holds, and whether it holds all of them; ok is
-// false once the server is closed.
-func (s *Server) subscribe(since uint64) (st *stream, backlog []Event, complete, ok bool) {
+// that the ring still holds, and whether it holds all of them; an error
+// once the server is closed or when too many streams are open.
+func (s *Server) subscribe(since uint64) (st *stream, backlog []Event, complete bool, err error) {
 	st = &stream{ch: make(chan Event, 256), lost: make(chan struct{})}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil, nil, false, false
+		return nil, nil, false, errors.New("the server is shutting down")
+	}
+	if len(s.hub.subs) >= s.opts.MaxStreams {
+		return nil, nil, false, errTooManyStreams
 	}
 	backlog, complete = s.hub.since(since)
 	if since > s.hub.seq {
@@ -276,7 +286,7 @@ func (s *Server) subscribe(since uint64) (st *stream, backlog []Event, complete,
 		backlog = nil
 	}
 	s.hub.subs[st] = struct{}{}
-	return st, backlog, complete, true
+	return st, backlog, complete, nil
 }
 
 // follow writes the stream's events as they come, with a ping every 15 s,

@@ -72,17 +72,21 @@ func (s *Server) tokenOK(got string) bool {
 }
 
 // guardAPI checks what every /api/ request must show: a same-origin
-// browser context and the session token. It writes the refusal and
-// reports false when the request must not go on.
+// browser context and either a signed-in browser's cookie or the
+// server's token. It writes the refusal and reports false when the
+// request must not go on.
 func (s *Server) guardAPI(w http.ResponseWriter, r *http.Request) bool {
 	if msg := crossOrigin(r); msg != "" {
 		writeError(w, http.StatusForbidden, msg)
 		return false
 	}
+	if s.auth.signedIn(r) {
+		return true
+	}
 	tok := r.Header.Get(TokenHeader)
 	if tok == "" {
 		w.Header().Set("WWW-Authenticate", `LCP-Token realm="lcp"`)
-		writeError(w, http.StatusUnauthorized, "missing session token (header "+TokenHeader+")")
+		writeError(w, http.StatusUnauthorized, "not signed in: open the address lcp serve printed (or send the server's token in "+TokenHeader+")")
 		return false
 	}
 	if !s.tokenOK(tok) {

@@ -9,14 +9,16 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lcptools/lcp/hitl"
 	"github.com/lcptools/lcp/tool"
 )
 
-// TokenHeader is the request header that carries the session token on
-// every /api/ request.
+// TokenHeader is the request header in which a program (not a browser,
+// which signs in with a cookie) shows the server's token on /api/
+// requests.
 const TokenHeader = "X-LCP-Token"
 
 // Defaults of Options.
@@ -25,6 +27,8 @@ const (
 	DefaultMaxBodyBytes = 1 << 20
 	// DefaultMaxCalls caps the calls in flight at once.
 	DefaultMaxCalls = 32
+	// DefaultMaxStreams caps the event streams followed at once.
+	DefaultMaxStreams = 32
 	// DefaultMaxResultBytes caps the size of a result as the page shows it;
 	// a longer output is cut and says how much is missing.
 	DefaultMaxResultBytes = 1 << 20
@@ -32,12 +36,15 @@ const (
 
 // Options configures a Server. A nil *Options means the defaults.
 type Options struct {
-	// Token is the session token every /api/ request must carry in the
-	// X-LCP-Token header; a random one is made when empty. The page gets
-	// it embedded when it is served.
+	// Token is the server's secret: programs show it in the X-LCP-Token
+	// header of /api/ requests, and /?token=<Token> signs a browser in
+	// (as the one-time tokens of SignInURL do). A random one, known to
+	// nobody, is made when empty.
 	Token string
-	// Remote serves a page reached from other machines: the page itself
-	// is served only with ?token=<Token> in its URL, and the Host header
+	// OnSignIn is called each time a browser signs in (lcp serve then
+	// prints the next one-time address).
+	OnSignIn func()
+	// Remote serves a page reached from other machines: the Host header
 	// is checked only against Hosts (a loopback server accepts loopback
 	// names only, against DNS rebinding).
 	Remote bool
@@ -48,6 +55,10 @@ type Options struct {
 	MaxBodyBytes int64
 	// MaxCalls caps the calls running at once; zero means DefaultMaxCalls.
 	MaxCalls int
+	// MaxStreams caps the event streams (pages following the server) at
+	// once; over it, GET /api/events gets 429. Zero means
+	// DefaultMaxStreams.
+	MaxStreams int
 	// MaxResultBytes caps the output of a result as shown; zero means
 	// DefaultMaxResultBytes.
 	MaxResultBytes int
@@ -80,6 +91,10 @@ type Server struct {
 	pumped  chan struct{}
 	slots   chan struct{}
 
+	auth     auth
+	draining atomic.Bool
+	running  sync.WaitGroup // calls in flight, for Drain
+
 	mu       sync.Mutex
 	closed   bool
 	tick     chan struct{} // closed and replaced each time pump logs an event
@@ -106,6 +121,9 @@ func NewServer(ts tool.Toolset, broker *hitl.Broker, opts *Options) *Server {
 	if s.opts.MaxCalls <= 0 {
 		s.opts.MaxCalls = DefaultMaxCalls
 	}
+	if s.opts.MaxStreams <= 0 {
+		s.opts.MaxStreams = DefaultMaxStreams
+	}
 	if s.opts.MaxResultBytes <= 0 {
 		s.opts.MaxResultBytes = DefaultMaxResultBytes
 	}
@@ -121,6 +139,7 @@ func NewServer(ts tool.Toolset, broker *hitl.Broker, opts *Options) *Server {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s.slots = make(chan struct{}, s.opts.MaxCalls)
+	s.auth.init()
 	s.hub.init(defaultRing)
 	s.resolved.init(1024)
 	s.page = template.Must(template.ParseFS(assets, "static/index.html"))
@@ -188,6 +207,27 @@ func (s *Server) Event(e tool.Event) {
 		toolName = c.Tool
 	}
 	s.hub.publish(Event{Type: EventOutput, Output: &OutputEvent{CallID: callID, Tool: toolName, Stream: stream, Text: text}})
+}
+
+// Drain stops the server from starting calls (503), declines the
+// confirmations and questions waiting for the page with a message that
+// says why (the calls go on with that answer), and waits until the calls
+// in flight have finished or ctx ends. /readyz answers 503 from then on.
+func (s *Server) Drain(ctx context.Context) error {
+	s.mu.Lock() // no call is counted in after this (handleCalls)
+	first := s.draining.CompareAndSwap(false, true)
+	s.mu.Unlock()
+	if first {
+		s.broker.Drain("The server is shutting down: this request was cancelled. Call the tool again once it is back.")
+	}
+	done := make(chan struct{})
+	go func() { s.running.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // ToolsChanged tells the pages that the inventory changed (a reload of

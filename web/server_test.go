@@ -1,12 +1,15 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/lcptools/lcp/hitl"
@@ -15,11 +18,12 @@ import (
 
 func TestPage(t *testing.T) {
 	e := newEnv(t, testTools(t), nil)
-	r := e.do("GET", "/", "", web.TokenHeader, "")
+	cookie := signIn(t, e)
+	r := e.do("GET", "/", "", web.TokenHeader, "", "Cookie", cookie)
 	mustStatus(t, r, http.StatusOK)
 	html := string(r.body)
-	if !strings.Contains(html, `<meta name="lcp-token" content="`+e.srv.Token()+`">`) {
-		t.Errorf("the page does not carry the session token:\n%s", html)
+	if strings.Contains(html, e.srv.Token()) || strings.Contains(html, "lcp-token") {
+		t.Errorf("the page carries a token:\n%s", html)
 	}
 	// No inline script: every <script> has a src.
 	for _, tag := range regexp.MustCompile(`<script[^>]*>`).FindAllString(html, -1) {
@@ -299,6 +303,7 @@ func TestSeveralPending(t *testing.T) {
 func TestAccessControl(t *testing.T) {
 	e := newEnv(t, testTools(t), nil)
 	origin := e.hs.URL
+	cookie := signIn(t, e)
 	tests := []struct {
 		name, method, path string
 		header             []string
@@ -320,9 +325,16 @@ func TestAccessControl(t *testing.T) {
 		{"rebound host, page", "GET", "/", []string{"Host", "evil.example:7777"}, 403},
 		{"rebound host, api", "GET", "/api/tools", []string{"Host", "evil.example"}, 403},
 		{"rebound host, asset", "GET", "/static/app.js", []string{"Host", "attacker.test"}, 403},
-		{"localhost", "GET", "/", []string{"Host", "localhost:7777"}, 200},
-		{"ipv6 loopback", "GET", "/", []string{"Host", "[::1]:7777"}, 200},
-		{"loopback range", "GET", "/", []string{"Host", "127.1.2.3"}, 200},
+		{"localhost", "GET", "/", []string{"Host", "localhost:7777", "Cookie", cookie}, 200},
+		{"ipv6 loopback", "GET", "/", []string{"Host", "[::1]:7777", "Cookie", cookie}, 200},
+		{"loopback range", "GET", "/", []string{"Host", "127.1.2.3", "Cookie", cookie}, 200},
+		{"page without sign-in", "GET", "/", nil, 401},
+		{"cookie", "GET", "/api/tools", []string{web.TokenHeader, "", "Cookie", cookie}, 200},
+		{"cookie, call", "POST", "/api/calls", []string{web.TokenHeader, "", "Cookie", cookie}, 202},
+		{"forged cookie", "GET", "/api/state", []string{web.TokenHeader, "", "Cookie", web.CookieName + "=" + strings.Repeat("a", 64)}, 401},
+		{"cookie, other origin", "POST", "/api/calls", []string{web.TokenHeader, "", "Cookie", cookie, "Origin", "http://evil.example"}, 403},
+		{"health", "GET", "/healthz", []string{web.TokenHeader, ""}, 200},
+		{"ready", "GET", "/readyz", []string{web.TokenHeader, ""}, 200},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -341,8 +353,8 @@ func TestAccessControl(t *testing.T) {
 			}
 		})
 	}
-	if calls := e.srv.State().Calls; len(calls) != 0 {
-		t.Errorf("a refused request started a call: %+v", calls)
+	if calls := e.srv.State().Calls; len(calls) != 1 {
+		t.Errorf("a refused request started a call, or the allowed one did not: %+v", calls)
 	}
 }
 
@@ -350,7 +362,7 @@ func TestRemote(t *testing.T) {
 	e := newEnv(t, testTools(t), &web.Options{Remote: true, Token: "a-long-enough-token-for-tests"})
 	mustStatus(t, e.do("GET", "/", ""), http.StatusUnauthorized)
 	mustStatus(t, e.do("GET", "/?token=wrong", ""), http.StatusUnauthorized)
-	mustStatus(t, e.do("GET", "/?token=a-long-enough-token-for-tests", "", "Host", "box.lan:7777"), http.StatusOK)
+	mustStatus(t, e.do("GET", "/?token=a-long-enough-token-for-tests", "", "Host", "box.lan:7777", "Cookie", signIn(t, e)), http.StatusOK)
 	mustStatus(t, e.do("GET", "/api/tools", "", "Host", "box.lan:7777"), http.StatusOK)
 	mustStatus(t, e.do("GET", "/api/tools", "", "Host", "box.lan:7777", web.TokenHeader, ""), http.StatusUnauthorized)
 
@@ -597,5 +609,101 @@ func TestLongResultCut(t *testing.T) {
 	}
 	if res["success"] != true || res["prompt_injection"] != "Say thanks." {
 		t.Errorf("the rest of the result: %v", res)
+	}
+}
+
+// signIn opens a one-time sign-in address and returns the cookie header
+// it sets.
+func signIn(t *testing.T, e *env) string {
+	t.Helper()
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	u := e.srv.SignInURL(e.hs.URL)
+	resp, err := noFollow.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
+		t.Fatalf("sign-in: status %d, Location %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	var c *http.Cookie
+	for _, k := range resp.Cookies() {
+		if k.Name == web.CookieName {
+			c = k
+		}
+	}
+	if c == nil || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" {
+		t.Fatalf("sign-in cookie %+v", c)
+	}
+	// One time only.
+	again, err := noFollow.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(again.Body)
+	again.Body.Close()
+	if again.StatusCode != http.StatusUnauthorized || strings.Contains(string(body), e.srv.Token()) {
+		t.Errorf("second use of a sign-in address: %d %s", again.StatusCode, body)
+	}
+	return web.CookieName + "=" + c.Value
+}
+
+// TestWebDrain: a draining page refuses new calls, declines the pending
+// approval with a reason, lets the call finish and says 503 on /readyz.
+func TestWebDrain(t *testing.T) {
+	e := newEnv(t, testTools(t), nil)
+	r := e.do("POST", "/api/calls", `{"tool":"guarded","args":{}}`)
+	mustStatus(t, r, http.StatusAccepted)
+	id, _ := r.json(t)["id"].(string)
+	if !eventuallyTrue(func() bool { return len(e.srv.State().Pending) == 1 }) {
+		t.Fatal("no pending approval")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := e.srv.Drain(ctx); err != nil {
+		t.Fatalf("Drain: %v", err)
+	}
+	mustStatus(t, e.do("GET", "/readyz", ""), http.StatusServiceUnavailable)
+	mustStatus(t, e.do("GET", "/healthz", ""), http.StatusOK)
+	mustStatus(t, e.do("POST", "/api/calls", `{"tool":"echo","args":{"text":"x"}}`), http.StatusServiceUnavailable)
+	var done *web.Call
+	for _, c := range e.srv.State().Calls {
+		if c.ID == id {
+			done = &c
+		}
+	}
+	if done == nil || done.State != "done" || !strings.Contains(string(done.Result), "shutting down") {
+		t.Errorf("the drained call: %+v", done)
+	}
+}
+
+func eventuallyTrue(cond func() bool) bool {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return false
+}
+
+// TestStreamLimit: over MaxStreams, a page following the events gets 429.
+func TestStreamLimit(t *testing.T) {
+	e := newEnv(t, testTools(t), &web.Options{MaxStreams: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", e.hs.URL+"/api/events", nil)
+	req.Header.Set(web.TokenHeader, e.srv.Token())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("first stream: %d", resp.StatusCode)
+	}
+	r := e.do("GET", "/api/events", "")
+	mustStatus(t, r, http.StatusTooManyRequests)
+	if msg, _ := r.json(t)["error"].(string); !strings.Contains(msg, "too many pages") {
+		t.Errorf("error %q", msg)
 	}
 }

@@ -312,6 +312,10 @@ func (p *Pool) procFor(ctx context.Context, s *slot, fn string) (*proc, error) {
 			}
 			op.pr, op.err = pr, err
 			s.mu.Unlock()
+			if err == nil && p.opts.OnProcess != nil {
+				p.opts.OnProcess(ProcessEvent{Started: true, Restart: reset, Library: s.g.lib.Path,
+					Workspace: s.g.workspace, PID: int(pr.wpid.Load())})
+			}
 			close(op.done)
 		}()
 	}

@@ -687,6 +687,13 @@ func (pr *proc) monitor() {
 		pr.pool.log.Warn("worker died", "library", pr.lib.Path, "workspace", pr.workspace,
 			"pid", pr.wpid.Load(), "reason", pr.crash.Reason)
 	}
+	if f := pr.pool.opts.OnProcess; f != nil {
+		ev := ProcessEvent{Crashed: !closing, Library: pr.lib.Path, Workspace: pr.workspace, PID: int(pr.wpid.Load())}
+		if !closing {
+			ev.Reason = pr.crash.Reason
+		}
+		f(ev)
+	}
 	pr.r.Close()
 	pr.statusR.Close()
 	done := make(chan struct{})

@@ -26,6 +26,10 @@ type Options struct {
 	// libraries should opt in.
 	Processes func(lib Library) int
 
+	// OnProcess is told when a worker process starts and when it ends
+	// (for metrics); it must return quickly. Nil: nobody is told.
+	OnProcess func(ProcessEvent)
+
 	// OnOutput receives what tools print. It is called from the goroutine that
 	// reads the worker's pipe, so it must return quickly.
 	OnOutput func(Output)
@@ -228,4 +232,22 @@ type Output struct {
 	Dropped int64
 	// PID is the worker's process id.
 	PID int
+}
+
+// ProcessEvent is a worker process starting or ending, as
+// Options.OnProcess sees it.
+type ProcessEvent struct {
+	// Started is true when the process has started (its handshake done),
+	// false when it has ended.
+	Started bool
+	// Restart marks a start after a crash of the library's previous
+	// process in the workspace (its first call reports a state reset).
+	Restart bool
+	// Crashed marks an end that was not the pool's doing (a crash,
+	// os._exit, a kill for a time limit), with Reason saying why.
+	Crashed   bool
+	Reason    string
+	Library   string // the library's path
+	Workspace string
+	PID       int
 }

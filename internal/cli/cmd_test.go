@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lcptools/lcp/hitl"
+	"github.com/lcptools/lcp/mcp"
 )
 
 // parse runs a command's flag parsing with a run function that only
@@ -150,12 +151,21 @@ func TestMCPAndServeFlags(t *testing.T) {
 	var m *MCPOptions
 	if err := parse(t, NewCmdMCP(testEnv(), func(o *MCPOptions) error { m = o; return nil }),
 		"--http", "", "--token", "tok", "--allow-origin", "http://a", "--allow-host", "h", "--approve", "allow", "-v", "--watch", "--mount", "m",
-		"--validate-args"); err != nil {
+		"--validate-args",
+		"--stateless", "--metrics-addr", "127.0.0.1:9100", "--max-sessions", "50", "--session-idle", "3m", "--max-calls", "9",
+		"--max-calls-per-session", "2", "--max-batch", "4", "--max-result-bytes", "1000", "--drain-timeout", "5s", "--log-format", "json"); err != nil {
 		t.Fatal(err)
 	}
 	if !m.useHTTP || m.http != "" || m.token != "tok" || !cmp.Equal(m.origins, []string{"http://a"}) || !cmp.Equal(m.hosts, []string{"h"}) ||
-		m.approval.approve != "allow" || !m.verbose || !m.watch.watch || !cmp.Equal(m.inv.mounts, []string{"m"}) || !m.inv.validate {
+		m.approval.approve != "allow" || !m.log.verbose || !m.watch.watch || !cmp.Equal(m.inv.mounts, []string{"m"}) || !m.inv.validate ||
+		!m.stateless || m.metricsAddr != "127.0.0.1:9100" || m.maxSessions != 50 ||
+		m.sessionIdle != 3*time.Minute || m.maxCalls != 9 || m.maxCallsPerSession != 2 || m.maxBatch != 4 || m.maxResultBytes != 1000 ||
+		m.drain.timeout != 5*time.Second || m.log.format != "json" {
 		t.Errorf("mcp options %+v", m)
+	}
+	if err := parse(t, NewCmdMCP(testEnv(), func(o *MCPOptions) error { m = o; return nil }), "--http", "127.0.0.1:0", "--no-token", "--replica-id", "r1"); err != nil ||
+		!m.noToken || m.replicaID != "r1" || m.drain.timeout != 30*time.Second || m.maxSessions != mcp.DefaultMaxSessions {
+		t.Errorf("mcp options %+v, %v", m, err)
 	}
 	if err := parse(t, NewCmdMCP(testEnv(), func(o *MCPOptions) error { m = o; return nil })); err != nil || m.useHTTP || m.watch.watch {
 		t.Errorf("stdio: %+v, %v", m, err)
@@ -163,10 +173,12 @@ func TestMCPAndServeFlags(t *testing.T) {
 
 	var s *ServeOptions
 	if err := parse(t, NewCmdServe(testEnv(), func(o *ServeOptions) error { s = o; return nil }),
-		"--addr", "0.0.0.0:8080", "--open", "--allow-remote", "--token", "t", "--approve", "reject", "--verbose", "--watch", "--builtins"); err != nil {
+		"--addr", "0.0.0.0:8080", "--open", "--allow-remote", "--token", "t", "--approve", "reject", "--verbose", "--watch", "--builtins",
+		"--drain-timeout", "1m", "--log-format", "json"); err != nil {
 		t.Fatal(err)
 	}
-	if s.addr != "0.0.0.0:8080" || !s.open || !s.allowRemote || s.token != "t" || s.approval.approve != "reject" || !s.verbose || !s.watch.watch || !s.inv.builtins {
+	if s.addr != "0.0.0.0:8080" || !s.open || !s.allowRemote || s.token != "t" || s.approval.approve != "reject" || !s.log.verbose ||
+		!s.watch.watch || !s.inv.builtins || s.drain.timeout != time.Minute || s.log.format != "json" {
 		t.Errorf("serve options %+v", s)
 	}
 	if err := parse(t, NewCmdServe(testEnv(), nil), "--yes"); ExitCode(err) != ExitUsage {

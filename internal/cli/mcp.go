@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -9,13 +10,17 @@ import (
 	"net"
 	"strings"
 	"syscall"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/lcptools/lcp"
 	"github.com/lcptools/lcp/hitl"
+	"github.com/lcptools/lcp/internal/metrics"
 	"github.com/lcptools/lcp/mcp"
+	"github.com/lcptools/lcp/tool"
+	"github.com/lcptools/lcp/web"
 )
 
 // MCPOptions are the options of lcp mcp.
@@ -29,9 +34,22 @@ type MCPOptions struct {
 	http     string
 	useHTTP  bool // --http was given (an empty ADDR means the default)
 	token    string
+	noToken  bool
 	origins  []string
 	hosts    []string
-	verbose  bool
+	log      logFlags
+	drain    drainFlags
+
+	stateless   bool
+	replicaID   string
+	metricsAddr string
+	// The limits (see mcp.ServerOptions and mcp.HTTPOptions).
+	maxSessions        int
+	sessionIdle        time.Duration
+	maxCalls           int
+	maxCallsPerSession int
+	maxBatch           int
+	maxResultBytes     int
 	// ready, when set, gets the endpoint's URL once it listens (tests).
 	ready func(url string)
 }
@@ -40,7 +58,7 @@ type MCPOptions struct {
 func NewCmdMCP(env *Env, runF func(*MCPOptions) error) *cobra.Command {
 	o := &MCPOptions{env: env}
 	cmd := &cobra.Command{
-		Use:   "mcp [--http ADDR] [--token T]",
+		Use:   "mcp [--http ADDR [--token T | --no-token] [--stateless]]",
 		Short: "Serve the tools to MCP clients (stdio by default, or streamable HTTP)",
 		Long: `Serve the inventory as an MCP server: over stdio (how desktop assistants,
 IDEs and agent CLIs start it), or over streamable HTTP with --http.
@@ -58,8 +76,24 @@ served as MCP prompts. Without --llm, omni-tools (generate_text) ask the
 client's model through sampling when the client offers it.
 
 --http listens on loopback (127.0.0.1:8765 if ADDR is empty); pages of other
-origins and other Host names are refused. Another address needs a bearer
-token (--token, or $LCP_MCP_TOKEN), which every request must then carry.`,
+origins and other Host names are refused. Every request must carry a bearer
+token ("Authorization: Bearer T"): --token, or $LCP_MCP_TOKEN, or one made
+up and printed on stderr at start. --no-token serves without one, on
+loopback only: then any local user can run the tools.
+
+Limits keep a shared server bounded: sessions (--max-sessions, idle ones
+closed after --session-idle), calls in flight (--max-calls,
+--max-calls-per-session: 429 when full), JSON-RPC batches (refused from
+protocol 2025-06-18 on, --max-batch messages before), results
+(--max-result-bytes). /healthz and /readyz answer without a token;
+/metrics (Prometheus) needs it, unless --metrics-addr serves it on a
+listener of its own. On SIGTERM or Ctrl-C the server drains: new sessions
+and calls get 503, questions waiting for a person are declined, calls in
+flight have --drain-timeout to finish.
+
+Replicas: --stateless keeps no session, so any replica serves any
+request behind a round-robin balancer; --replica-id ID starts the session
+ids of a stateful replica, for a balancer that routes on them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.ctx, o.useHTTP = cmd.Context(), cmd.Flags().Changed("http")
@@ -73,13 +107,87 @@ token (--token, or $LCP_MCP_TOKEN), which every request must then carry.`,
 	o.watch.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&o.http, "http", "", "serve streamable HTTP at this `address` (host:port) instead of stdio")
-	f.StringVar(&o.token, "token", "", "bearer `token` HTTP requests must carry (default: $LCP_MCP_TOKEN)")
+	f.StringVar(&o.token, "token", "", "bearer `token` HTTP requests must carry (default: $LCP_MCP_TOKEN, else a random one printed on stderr)")
+	f.BoolVar(&o.noToken, "no-token", false, "serve HTTP without a bearer token (loopback only: any local user can then run the tools)")
 	f.StringArrayVar(&o.origins, "allow-origin", nil, "an `origin` (scheme://host[:port]) whose pages may call the HTTP endpoint (repeatable)")
 	f.StringArrayVar(&o.hosts, "allow-host", nil, "a Host `name` accepted besides loopback, e.g. behind a proxy (repeatable)")
+	f.BoolVar(&o.stateless, "stateless", false, "keep no session: any replica serves any request (questions go through input-required results or the approval policy)")
+	f.StringVar(&o.replicaID, "replica-id", "", "start every session id with this `id` and a dot, for a balancer that routes sessions to their replica")
+	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics on this `address` without a token (default: on the MCP address, behind the token)")
+	f.IntVar(&o.maxSessions, "max-sessions", mcp.DefaultMaxSessions, "sessions kept at once; -1 for no limit (0: the default)")
+	f.DurationVar(&o.sessionIdle, "session-idle", mcp.DefaultSessionTimeout, "close sessions idle for this long")
+	f.IntVar(&o.maxCalls, "max-calls", mcp.DefaultMaxCalls, "calls running at once, all sessions together; -1 for no limit")
+	f.IntVar(&o.maxCallsPerSession, "max-calls-per-session", mcp.DefaultMaxCallsPerSession, "calls one session runs at once; -1 for no limit")
+	f.IntVar(&o.maxBatch, "max-batch", mcp.DefaultMaxBatch, "messages in a JSON-RPC batch (protocol revisions before 2025-06-18)")
+	f.IntVar(&o.maxResultBytes, "max-result-bytes", mcp.DefaultMaxResultBytes, "size of a result sent to a client; longer text is cut")
+	o.drain.register(f)
 	o.approval.register(f, true, "the client's user")
-	f.BoolVarP(&o.verbose, "verbose", "v", false, "log the MCP traffic's events on stderr (never answer values)")
+	o.log.register(f, "log at debug level: each call, worker and request (never answer values)")
 	cmd.AddCommand(newMCPLoginCmd(env), newMCPLogoutCmd(env))
 	return cmd
+}
+
+// checkHTTP checks the flags that go with --http and returns the
+// bearer token to require ("" with --no-token).
+func (o *MCPOptions) checkHTTP() (token string, generated bool, err error) {
+	httpOnly := o.token != "" || o.noToken || len(o.origins) > 0 || len(o.hosts) > 0 || o.stateless || o.replicaID != "" || o.metricsAddr != ""
+	if !o.useHTTP {
+		if httpOnly {
+			return "", false, usagef("--token, --no-token, --allow-origin, --allow-host, --stateless, --replica-id and --metrics-addr go with --http")
+		}
+		return "", false, nil
+	}
+	if err := o.drain.check(); err != nil {
+		return "", false, err
+	}
+	if o.replicaID != "" {
+		if err := mcp.ValidReplicaID(o.replicaID); err != nil {
+			return "", false, &usageError{err}
+		}
+		if o.stateless {
+			return "", false, usagef("--replica-id names the sessions of a stateful replica; --stateless keeps none")
+		}
+	}
+	// Zero means the default (as for options built without flags).
+	for _, l := range []struct {
+		v   *int
+		def int
+	}{{&o.maxSessions, mcp.DefaultMaxSessions}, {&o.maxCalls, mcp.DefaultMaxCalls}, {&o.maxCallsPerSession, mcp.DefaultMaxCallsPerSession},
+		{&o.maxBatch, mcp.DefaultMaxBatch}, {&o.maxResultBytes, mcp.DefaultMaxResultBytes}} {
+		if *l.v == 0 {
+			*l.v = l.def
+		}
+	}
+	if o.maxBatch < 0 {
+		return "", false, usagef("--max-batch must be positive: batches are always capped")
+	}
+	if o.sessionIdle < 0 {
+		return "", false, usagef("--session-idle must be positive")
+	}
+	if o.sessionIdle == 0 {
+		o.sessionIdle = mcp.DefaultSessionTimeout
+	}
+	token = o.token
+	if token == "" && o.env.Getenv != nil {
+		token = o.env.Getenv("LCP_MCP_TOKEN")
+	}
+	if o.noToken {
+		if o.token != "" {
+			return "", false, usagef("--no-token contradicts --token")
+		}
+		addr := o.http
+		if addr == "" {
+			addr = "127.0.0.1:8765"
+		}
+		if host, _, err := net.SplitHostPort(addr); err != nil || !web.IsLoopbackHost(host) {
+			return "", false, usagef("--no-token serves loopback only: %q is not a loopback address", addr)
+		}
+		return "", false, nil
+	}
+	if token == "" {
+		return newToken(), true, nil
+	}
+	return token, false, nil
 }
 
 func runMCP(o *MCPOptions) error {
@@ -88,14 +196,24 @@ func runMCP(o *MCPOptions) error {
 	if err != nil {
 		return err
 	}
-	token := o.token
-	if token == "" && env.Getenv != nil {
-		token = env.Getenv("LCP_MCP_TOKEN")
+	token, generated, err := o.checkHTTP()
+	if err != nil {
+		return err
 	}
-	if !useHTTP && (o.token != "" || len(o.origins) > 0 || len(o.hosts) > 0) {
-		return usagef("--token, --allow-origin and --allow-host go with --http")
+	level := slog.LevelWarn
+	if useHTTP {
+		level = slog.LevelInfo // a server's operator reads its log
 	}
-	httpOpts := &mcp.HTTPOptions{Token: token, AllowedOrigins: o.origins, AllowedHosts: o.hosts}
+	logger, err := o.log.logger(env.Stderr, level)
+	if err != nil {
+		return err
+	}
+	httpOpts := &mcp.HTTPOptions{Token: token, AllowedOrigins: o.origins, AllowedHosts: o.hosts,
+		MaxSessions: o.maxSessions, SessionTimeout: o.sessionIdle, MaxBatch: o.maxBatch,
+		Stateless: o.stateless, DrainTimeout: o.drain.timeout}
+	if o.drain.timeout == 0 {
+		httpOpts.DrainTimeout = -1
+	}
 	var ln net.Listener
 	if useHTTP {
 		// Listen before starting Python workers: a bad address fails fast.
@@ -109,9 +227,9 @@ func runMCP(o *MCPOptions) error {
 		defer ln.Close()
 	}
 
-	var logger *slog.Logger
-	if o.verbose {
-		logger = slog.New(slog.NewTextHandler(env.Stderr, nil))
+	var m *metrics.Metrics
+	if useHTTP {
+		m = metrics.New()
 	}
 	// One broker for every session: the sessions' front ends ask through
 	// it, and calls a Python tool makes itself get the unattended answer.
@@ -123,6 +241,20 @@ func runMCP(o *MCPOptions) error {
 		cfg.DynamicPrompts = true
 		cfg.Respond = broker.Respond // calls a Python tool makes itself
 		cfg.Logger = logger
+		var onCall func(lcp.CallReport)
+		var onWorker func(lcp.WorkerEvent)
+		var onEvent func(tool.Event)
+		if m != nil {
+			onCall, onWorker, onEvent = m.ObserveCall, m.ObserveWorker, m.ObserveEvent
+			// A result is read whole before it is cut to
+			// --max-result-bytes: bound what a worker may send.
+			if o.maxResultBytes > 0 {
+				cfg.MaxResultBytes = max(16*o.maxResultBytes, 16<<20)
+			}
+		}
+		cfg.OnCall = logCalls(logger, onCall)
+		cfg.OnWorker = logWorkers(logger, onWorker)
+		cfg.OnEvent = logOutput(logger, onEvent)
 	})
 	if err != nil {
 		return err
@@ -134,14 +266,28 @@ func runMCP(o *MCPOptions) error {
 		}
 	}
 
-	srv := mcp.NewServer(eng, &mcp.ServerOptions{
-		Name:         "lcp",
-		Instructions: instructions(ctx, eng),
-		Broker:       broker,
-		Unattended:   mcpUnattended(policy),
-		Logger:       logger,
-		Prompts:      eng,
-	})
+	srvOpts := &mcp.ServerOptions{
+		Name:               "lcp",
+		Instructions:       instructions(ctx, eng),
+		Broker:             broker,
+		Unattended:         mcpUnattended(policy),
+		Logger:             logger,
+		MaxCalls:           o.maxCalls,
+		MaxCallsPerSession: o.maxCallsPerSession,
+		MaxResultBytes:     o.maxResultBytes,
+		ReplicaID:          o.replicaID,
+		Prompts:            eng,
+	}
+	if token != "" {
+		// Replicas that share the token continue each other's calls
+		// (--stateless): the key that signs request states derives from it.
+		sum := sha256.Sum256([]byte("lcp request state\x00" + token))
+		srvOpts.StateKey = sum[:]
+	}
+	if m != nil {
+		srvOpts.OnRefused = m.Refused
+	}
+	srv := mcp.NewServer(eng, srvOpts)
 	defer srv.Close()
 	relay.add(func(c lcp.Change) {
 		fmt.Fprintln(env.Stderr, "lcp mcp: reloaded: "+describeChange(c))
@@ -160,12 +306,41 @@ func runMCP(o *MCPOptions) error {
 		}
 		return err
 	}
+	m.GaugeFunc("lcp_mcp_sessions", "MCP sessions held.", func() float64 { return float64(srv.Sessions()) })
+	m.GaugeFunc("lcp_mcp_calls_in_flight", "tools/call requests being served.", func() float64 { return float64(srv.CallsInFlight()) })
+	m.GaugeFunc("lcp_pending_approvals", "Confirmations and questions waiting for a person.", func() float64 { return float64(len(broker.Pending())) })
+	m.GaugeFunc("lcp_draining", "1 while the server drains.", func() float64 {
+		if srv.Draining() {
+			return 1
+		}
+		return 0
+	})
+	if o.metricsAddr != "" {
+		mctx, stop := context.WithCancel(context.Background())
+		defer stop()
+		murl, _, err := serveMetrics(mctx, o.metricsAddr, m)
+		if err != nil {
+			return &usageError{err}
+		}
+		fmt.Fprintf(env.Stderr, "lcp: metrics at %s\n", murl)
+	} else {
+		httpOpts.Metrics = m.Handler()
+	}
+	abort, stop := secondSignal(env)
+	defer stop()
+	httpOpts.Abort = abort
+
 	url := "http://" + ln.Addr().String() + "/mcp"
 	fmt.Fprintf(env.Stderr, "lcp: serving MCP at %s (Ctrl-C stops)\n", url)
+	if generated {
+		fmt.Fprintf(env.Stderr, "lcp: bearer token (send \"Authorization: Bearer TOKEN\"; choose one with --token or $LCP_MCP_TOKEN): %s\n", token)
+	}
 	if o.ready != nil {
 		o.ready(url)
 	}
-	return srv.Serve(ctx, ln, httpOpts)
+	err = srv.Serve(ctx, ln, httpOpts)
+	fmt.Fprintln(env.Stderr, "lcp: stopped")
+	return err
 }
 
 // instructions are the libraries' system prompts, sent to clients at

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os/exec"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/lcptools/lcp"
@@ -31,7 +32,8 @@ type ServeOptions struct {
 	open        bool
 	allowRemote bool
 	token       string
-	verbose     bool
+	log         logFlags
+	drain       drainFlags
 	// ready, when set, gets the page's URL once the server listens (tests).
 	ready func(url string)
 }
@@ -47,8 +49,16 @@ schemas, shows the results, and answers the tools' confirmations and questions
 while they wait, with a live event log. Stop with Ctrl-C.
 
 The page listens on the loopback interface (--addr 127.0.0.1:7777). Another
-address needs --allow-remote; the printed URL then carries the session token
-(--token, or $LCP_SERVE_TOKEN, or a random one), without which nothing is served.`,
+address needs --allow-remote.
+
+No local user can act for another: the printed address carries a one-time
+sign-in token, which the page trades for a cookie only that browser holds;
+a request with neither gets a short sign-in hint. Each sign-in prints the
+next address. Programs may send the server's token (--token, or
+$LCP_SERVE_TOKEN; random and secret otherwise) in the X-LCP-Token header.
+/healthz and /readyz need no sign-in. On SIGTERM or Ctrl-C the page stops
+taking calls, declines pending approvals and lets calls in flight finish
+(--drain-timeout).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.ctx = cmd.Context()
@@ -66,7 +76,8 @@ address needs --allow-remote; the printed URL then carries the session token
 	f.BoolVar(&o.allowRemote, "allow-remote", false, "allow an address other machines can reach (the page then needs its token)")
 	f.StringVar(&o.token, "token", "", "session `token` (default: $LCP_SERVE_TOKEN, else random)")
 	o.approval.register(f, false, "the page")
-	f.BoolVarP(&o.verbose, "verbose", "v", false, "log requests and answers (never their values) on stderr")
+	o.drain.register(f)
+	o.log.register(f, "log requests and answers (never their values) on stderr")
 	return cmd
 }
 
@@ -89,9 +100,12 @@ func runServe(o *ServeOptions) error {
 		return usagef("--token must be at least 16 characters for a remote page")
 	}
 
-	var logger *slog.Logger
-	if o.verbose {
-		logger = slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if err := o.drain.check(); err != nil {
+		return err
+	}
+	logger, err := o.log.logger(env.Stderr, slog.LevelWarn)
+	if err != nil {
+		return err
 	}
 	// Nobody but the page answers: requests wait for it (nil front end).
 	broker := hitl.New(nil, &hitl.Options{Policy: policy, Logger: logger})
@@ -104,11 +118,11 @@ func runServe(o *ServeOptions) error {
 		o.watch.configure(c, relay)
 		c.Respond = broker.Respond
 		c.Logger = logger
-		if logger != nil {
-			c.OnEvent = func(e tool.Event) {
-				if e.CallID == "" && e.Kind == tool.EventOutput {
-					logger.Debug("worker output", "stream", e.Stream, "text", e.Text)
-				}
+		c.OnCall = logCalls(logger, nil)
+		c.OnWorker = logWorkers(logger, nil)
+		c.OnEvent = func(e tool.Event) {
+			if e.CallID == "" && e.Kind == tool.EventOutput {
+				logger.Debug("worker output", "stream", e.Stream, "text", e.Text)
 			}
 		}
 	})
@@ -121,20 +135,31 @@ func runServe(o *ServeOptions) error {
 	if remote && host != "" && net.ParseIP(host) == nil {
 		hosts = append(hosts, host)
 	}
-	srv := web.NewServer(eng, broker, &web.Options{Token: token, Remote: remote, Hosts: hosts, Logger: logger})
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	base := pageURL(ln.Addr().String(), host)
+	var srv *web.Server
+	var printMu sync.Mutex
+	// Each sign-in uses up the address printed: the next one is printed
+	// for another browser.
+	onSignIn := func() {
+		printMu.Lock()
+		defer printMu.Unlock()
+		fmt.Fprintf(env.Stdout, "lcp serve: signed in a browser; the next sign-in address: %s\n", srv.SignInURL(base))
+	}
+	srv = web.NewServer(eng, broker, &web.Options{Token: token, Remote: remote, Hosts: hosts, Logger: logger, OnSignIn: onSignIn})
 	defer srv.Close()
 	relay.add(func(c lcp.Change) {
 		what := describeChange(c)
 		fmt.Fprintln(env.Stderr, "lcp serve: reloaded: "+what)
 		srv.ToolsChanged(what)
 	})
-
-	ln, err := net.Listen("tcp", o.addr)
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	u := pageURL(ln.Addr().String(), host, remote, srv.Token())
+	printMu.Lock()
+	u := srv.SignInURL(base)
 	fmt.Fprintf(env.Stdout, "lcp serve: %s\n", u)
+	printMu.Unlock()
 	if n := len(eng.Diagnostics(ctx)); n > 0 {
 		fmt.Fprintf(env.Stderr, "lcp serve: %d diagnostic(s); see the page or lcp check\n", n)
 	}
@@ -151,14 +176,30 @@ func runServe(o *ServeOptions) error {
 		}
 	}
 
+	abort, stop := secondSignal(env)
+	defer stop()
 	select {
 	case err := <-served:
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	// Calls in flight are cancelled (their questions withdrawn) and the
-	// event streams end, so that the HTTP server can stop; the engine's
-	// workers stop when the deferred Close runs.
+	// Drain: no new calls, pending approvals declined, calls in flight
+	// get --drain-timeout (a second signal ends the wait). Then the calls
+	// still running are cancelled and the event streams end, so that the
+	// HTTP server can stop; the engine's workers stop when the deferred
+	// Close runs.
+	dctx, cancelDrain := context.WithTimeout(context.Background(), o.drain.timeout)
+	go func() {
+		select {
+		case <-abort:
+			cancelDrain()
+		case <-dctx.Done():
+		}
+	}()
+	if err := srv.Drain(dctx); err != nil {
+		fmt.Fprintln(env.Stderr, "lcp serve: calls still running after --drain-timeout are cancelled")
+	}
+	cancelDrain()
 	_ = srv.Close()
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -169,18 +210,15 @@ func runServe(o *ServeOptions) error {
 	return nil
 }
 
-// pageURL is the address to open: the listener's, with the name the user
-// gave when it was one, and the token when the page needs it.
-func pageURL(listen, host string, remote bool, token string) string {
+// pageURL is the address of the page: the listener's, with the name the
+// user gave when it was one.
+func pageURL(listen, host string) string {
 	_, port, _ := net.SplitHostPort(listen)
 	switch {
 	case host == "" || host == "0.0.0.0" || host == "::":
 		host = "localhost"
 	}
 	u := url.URL{Scheme: "http", Host: net.JoinHostPort(host, port), Path: "/"}
-	if remote {
-		u.RawQuery = url.Values{"token": {token}}.Encode()
-	}
 	return u.String()
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -82,32 +83,61 @@ def tool_hello(name: str, user_interaction_handler=None):
 	done := make(chan error, 1)
 	o.ctx = ctx
 	go func() { done <- runServe(o) }()
-	var base string
+	var signInURL string
 	select {
-	case base = <-ready:
+	case signInURL = <-ready:
 	case err := <-done:
 		t.Fatalf("serve ended: %v; stderr %s", err, stderr.String())
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not start")
 	}
-	if !strings.Contains(stdout.String(), "lcp serve: "+base) {
-		t.Errorf("stdout %q does not give the URL %s", stdout.String(), base)
+	if !strings.Contains(stdout.String(), "lcp serve: "+signInURL) || !regexp.MustCompile(`/\?token=[0-9a-f]{32}$`).MatchString(signInURL) {
+		t.Errorf("stdout %q does not give the sign-in address %s", stdout.String(), signInURL)
 	}
+	base, _, _ := strings.Cut(signInURL, "?")
 
-	// The page carries the token.
-	page := get(t, base, "")
-	m := regexp.MustCompile(`name="lcp-token" content="([0-9a-f]{32})"`).FindStringSubmatch(page)
-	if m == nil {
-		t.Fatalf("no token in the page:\n%s", page)
+	// Without signing in: a hint, no token.
+	resp0, err := http.Get(base)
+	if err != nil {
+		t.Fatal(err)
 	}
-	token := m[1]
+	hint, _ := io.ReadAll(resp0.Body)
+	resp0.Body.Close()
+	if resp0.StatusCode != http.StatusUnauthorized || !strings.Contains(string(hint), "Sign in") || strings.Contains(string(hint), "token=") {
+		t.Errorf("page without sign-in: %d %s", resp0.StatusCode, hint)
+	}
+	// The printed address signs a browser in (a cookie) and the next one
+	// is printed.
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar}
+	resp1, err := browser.Get(signInURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp1.Body)
+	resp1.Body.Close()
+	if resp1.StatusCode != http.StatusOK || !strings.Contains(string(page), "static/app.js") {
+		t.Fatalf("signed-in page: %d %s", resp1.StatusCode, page)
+	}
+	var token string
+	for _, c := range jar.Cookies(resp1.Request.URL) {
+		if c.Name == web.CookieName {
+			token = c.Name + "=" + c.Value
+		}
+	}
+	if token == "" {
+		t.Fatal("no session cookie")
+	}
+	if !strings.Contains(stdout.String(), "the next sign-in address: "+base+"?token=") {
+		t.Errorf("no next sign-in address on stdout: %q", stdout.String())
+	}
 	if tools := get(t, base+"api/tools", token); !strings.Contains(tools, `"tool_hello"`) || !strings.Contains(tools, `"greet"`) {
 		t.Errorf("tools: %s", tools)
 	}
 
 	// Follow the events, start a call, answer its question.
 	req, _ := http.NewRequestWithContext(ctx, "GET", base+"api/events", nil)
-	req.Header.Set(web.TokenHeader, token)
+	setAuth(req, token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -183,9 +213,7 @@ def tool_hello(name: str, user_interaction_handler=None):
 func get(t *testing.T, url, token string) string {
 	t.Helper()
 	req, _ := http.NewRequest("GET", url, nil)
-	if token != "" {
-		req.Header.Set(web.TokenHeader, token)
-	}
+	setAuth(req, token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -201,7 +229,7 @@ func get(t *testing.T, url, token string) string {
 func post(t *testing.T, url, token, body string, want int) string {
 	t.Helper()
 	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-	req.Header.Set(web.TokenHeader, token)
+	setAuth(req, token)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -213,4 +241,16 @@ func post(t *testing.T, url, token, body string, want int) string {
 		t.Fatalf("POST %s: %d, want %d: %s", url, resp.StatusCode, want, b)
 	}
 	return string(b)
+}
+
+// setAuth signs a request in: a cookie ("name=value") or the server's
+// token.
+func setAuth(req *http.Request, auth string) {
+	switch {
+	case auth == "":
+	case strings.Contains(auth, "="):
+		req.Header.Set("Cookie", auth)
+	default:
+		req.Header.Set(web.TokenHeader, auth)
+	}
 }

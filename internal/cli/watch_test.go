@@ -178,7 +178,8 @@ func TestMCPWatchTypeScriptClient(t *testing.T) {
 		t.Skip("the npm peers are not installed: run `npm ci` in mcp/testdata/node")
 	}
 	dir := pythonTools(t)
-	o := &MCPOptions{http: "127.0.0.1:0", useHTTP: true, approval: approvalFlags{approve: "ask"}, watch: watchFlags{watch: true}}
+	// The peer script sends no token: the loopback opt-out of --no-token.
+	o := &MCPOptions{http: "127.0.0.1:0", useHTTP: true, noToken: true, approval: approvalFlags{approve: "ask"}, watch: watchFlags{watch: true}}
 	o.inv.tools = []string{dir}
 	urls := make(chan string, 1)
 	o.ready = func(u string) { urls <- u }

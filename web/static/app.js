@@ -5,7 +5,8 @@
 'use strict';
 
 (() => {
-  const TOKEN = document.querySelector('meta[name="lcp-token"]').content;
+  // The page is signed in by an HttpOnly cookie (set when the one-time
+  // sign-in address was opened): same-origin requests carry it.
   const $ = (id) => document.getElementById(id);
   const MAX_LOG = 1000;
   const MAX_CALLS_SHOWN = 50;
@@ -16,7 +17,7 @@
     calls: new Map(),
     grants: [],
     seq: 0,
-    stale: false, // the server restarted with another token
+    stale: false, // signed out (the server restarted)
   };
 
   // el builds an element: attrs are attributes (class, data-*, ...) except
@@ -42,7 +43,7 @@
   }
 
   async function api(method, path, body) {
-    const opts = { method, headers: { 'X-LCP-Token': TOKEN }, cache: 'no-store', credentials: 'same-origin' };
+    const opts = { method, headers: {}, cache: 'no-store', credentials: 'same-origin' };
     if (body !== undefined) {
       opts.headers['Content-Type'] = 'application/json';
       opts.body = typeof body === 'string' ? body : JSON.stringify(body);
@@ -51,7 +52,7 @@
     let data = null;
     try { data = await r.json(); } catch (_) { /* not JSON */ }
     if (!r.ok) {
-      if (r.status === 403 && data && /session token/.test(data.error || '')) markStale();
+      if (r.status === 401) markStale();
       throw new APIError(r.status, (data && data.error) || (r.status + ' ' + r.statusText));
     }
     return data;
@@ -71,7 +72,7 @@
 
   function markStale() {
     state.stale = true;
-    setConn('stale', 'The server restarted: reload the page.');
+    setConn('stale', 'Signed out (the server restarted?): open the new address lcp serve printed.');
   }
 
   // ---------------------------------------------------------------- live
@@ -112,12 +113,12 @@
     arm();
     try {
       const r = await fetch('api/events?since=' + seq, {
-        headers: { 'X-LCP-Token': TOKEN }, cache: 'no-store', signal: ctrl.signal,
+        cache: 'no-store', credentials: 'same-origin', signal: ctrl.signal,
       });
       if (!r.ok) {
         let msg = r.status + ' ' + r.statusText;
         try { msg = (await r.json()).error || msg; } catch (_) { /* keep */ }
-        if (r.status === 403 && /session token/.test(msg)) markStale();
+        if (r.status === 401) markStale();
         throw new Error(msg);
       }
       setConn('live');

@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/lcptools/lcp"
+	"github.com/lcptools/lcp/internal/metrics"
+	"github.com/lcptools/lcp/tool"
+)
+
+// logFlags are --log-format and -v, the structured log of the commands
+// that serve (lcp mcp, lcp serve), on stderr.
+type logFlags struct {
+	format  string
+	verbose bool
+}
+
+func (l *logFlags) register(fs *pflag.FlagSet, verboseHelp string) {
+	fs.StringVar(&l.format, "log-format", "text", "log `format` on stderr: text or json")
+	fs.BoolVarP(&l.verbose, "verbose", "v", false, verboseHelp)
+}
+
+// logger returns the command's logger: records at level and above (debug
+// with -v), as text or JSON lines.
+func (l *logFlags) logger(w io.Writer, level slog.Level) (*slog.Logger, error) {
+	if l.verbose {
+		level = slog.LevelDebug
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch l.format {
+	case "", "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, usagef("--log-format must be text or json, not %q", l.format)
+}
+
+// logCalls returns an lcp.Config.OnCall that logs each call with its id:
+// the id the front end chose, which the worker's output events carry too.
+func logCalls(log *slog.Logger, next func(lcp.CallReport)) func(lcp.CallReport) {
+	return func(r lcp.CallReport) {
+		if next != nil {
+			next(r)
+		}
+		if !r.Ended {
+			log.Debug("call started", "call_id", r.CallID, "tool", r.Tool, "nested", r.Nested)
+			return
+		}
+		attrs := []any{"call_id", r.CallID, "tool", r.Tool, "status", r.Status, "duration_ms", r.Duration.Milliseconds()}
+		if r.Err != nil {
+			attrs = append(attrs, "error", r.Err.Error())
+		}
+		level := slog.LevelInfo
+		if r.Status >= 500 {
+			level = slog.LevelWarn
+		}
+		log.Log(context.Background(), level, "call ended", attrs...)
+	}
+}
+
+// logWorkers returns an lcp.Config.OnWorker that logs the workers' lives.
+func logWorkers(log *slog.Logger, next func(lcp.WorkerEvent)) func(lcp.WorkerEvent) {
+	return func(e lcp.WorkerEvent) {
+		if next != nil {
+			next(e)
+		}
+		switch {
+		case e.Started:
+			log.Debug("worker started", "library", e.Library, "pid", e.PID, "restart", e.Restart)
+		case e.Crashed:
+			log.Warn("worker crashed", "library", e.Library, "pid", e.PID, "reason", e.Reason)
+		}
+	}
+}
+
+// logOutput returns an lcp.Config.OnEvent that logs what tools print, at
+// debug level, with the call's id.
+func logOutput(log *slog.Logger, next func(tool.Event)) func(tool.Event) {
+	return func(e tool.Event) {
+		if next != nil {
+			next(e)
+		}
+		if e.Kind == tool.EventOutput && log.Enabled(context.Background(), slog.LevelDebug) {
+			log.Debug("tool output", "call_id", e.CallID, "tool", e.Tool, "stream", e.Stream, "text", e.Text)
+		}
+	}
+}
+
+// drainFlags is --drain-timeout, the grace period of a stopping server.
+type drainFlags struct {
+	timeout time.Duration
+}
+
+func (d *drainFlags) register(fs *pflag.FlagSet) {
+	fs.DurationVar(&d.timeout, "drain-timeout", 30*time.Second,
+		"on SIGTERM or Ctrl-C, how long calls in flight may finish before they are cancelled (a second signal stops at once)")
+}
+
+func (d *drainFlags) check() error {
+	if d.timeout < 0 {
+		return usagef("--drain-timeout must not be negative")
+	}
+	return nil
+}
+
+// secondSignal returns a channel closed when the process gets a second
+// SIGINT or SIGTERM (the first one cancels the command's context and
+// starts the drain), and a function to stop listening.
+func secondSignal(env *Env) (<-chan struct{}, func()) {
+	sigs, stop := env.signals(os.Interrupt, syscall.SIGTERM)
+	abort := make(chan struct{})
+	quit := make(chan struct{})
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-sigs:
+				n++
+				if n == 2 {
+					close(abort)
+					return
+				}
+			case <-quit:
+				return
+			}
+		}
+	}()
+	return abort, func() { stop(); close(quit) }
+}
+
+// newToken returns a random bearer token (26 characters of base32, 130
+// bits).
+func newToken() string { return rand.Text() }
+
+// serveMetrics serves m on its own listener at addr until ctx ends.
+func serveMetrics(ctx context.Context, addr string, m *metrics.Metrics) (string, <-chan error, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", nil, fmt.Errorf("--metrics-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", m.Handler())
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() {
+		err := hs.Serve(ln)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		done <- err
+	}()
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+	}()
+	return "http://" + ln.Addr().String() + "/metrics", done, nil
+}
