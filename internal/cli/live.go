@@ -171,8 +171,9 @@ func (l *live) erase() {
 	}
 }
 
-// emit prints one line above the status line, or holds it while a prompt
-// is shown; the caller holds mu.
+// emit prints one line in place of the status line, or holds it while a
+// prompt is shown; the caller holds mu. The status line comes back at the
+// next tick: a burst of lines costs one redraw, not one per line.
 func (l *live) emit(line string) {
 	if l.paused > 0 {
 		if len(l.held) < maxHeld {
@@ -182,12 +183,8 @@ func (l *live) emit(line string) {
 		}
 		return
 	}
-	redraw := l.drawn
 	l.erase()
 	_, _ = io.WriteString(l.w, line+"\n")
-	if redraw && l.running {
-		l.draw()
-	}
 }
 
 // println prints a line of the command's own (already safe to show)
@@ -209,11 +206,9 @@ func (l *live) event(e tool.Event) {
 		}
 		l.output(e)
 	case tool.EventProgress:
+		// The status line shows it at the next tick.
 		l.prog = progress{set: true, progress: e.Progress, total: e.Total, message: e.Text}
-		switch {
-		case l.spin && l.drawn && l.paused == 0:
-			l.draw()
-		case !l.spin && l.verbose:
+		if !l.spin && l.verbose {
 			l.progressLine(e)
 		}
 	case tool.EventLog:

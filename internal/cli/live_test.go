@@ -182,10 +182,11 @@ func TestLiveOnTerminal(t *testing.T) {
 			l.event(tool.Event{Kind: tool.EventProgress, Progress: 2, Total: 4, Text: "half"})
 			l.event(tool.Event{Kind: tool.EventLog, Level: "warning", Text: "careful"})
 			l.event(tool.Event{Kind: tool.EventLog, Level: "debug", Text: "noise"})
-			screen := render(w.String())
-			if last := screen[len(screen)-1]; !strings.Contains(last, "tool_x") || !strings.Contains(last, "50% half") {
-				t.Errorf("status line %q", last)
-			}
+			eventually(t, "the progress on the status line", func() bool {
+				screen := render(w.String())
+				last := screen[len(screen)-1]
+				return strings.Contains(last, "tool_x") && strings.Contains(last, "50% half")
+			})
 			l.event(tool.Event{Kind: tool.EventOutput, Stream: "stdout", Text: "no newline"})
 			l.end()
 			want := []string{"one", "two", `evil \u001b]0;title\u0007\u001b[2J \u202eend`, "100%", "warning: careful", "no newline"}
