@@ -54,6 +54,8 @@ questions take their default answer or are declined.
 While the call runs, a terminal shows a spinner with the elapsed time and
 the progress the tool reports, and what the tool prints and logs, on
 stderr (-v: also without a terminal). The result alone goes to stdout.
+A batch shows what its tools print and log the same way, without the
+spinner.
 
 --batch FILE.jsonl (or - for stdin) runs each line {"tool", "args"} in order
 against one engine and prints one result line per input line.`,
@@ -157,13 +159,22 @@ func runCall(o *CallOptions) error {
 		return err
 	}
 	defer cleanup()
-	eng, err := o.inv.engine(ctx, func(c *lcp.Config) { c.Respond = broker.Respond })
+	eng, err := o.inv.engine(ctx, func(c *lcp.Config) {
+		c.Respond = broker.Respond
+		if o.batch != "" {
+			// A batch shows what its tools print and log (on a terminal,
+			// or with -v), without a status line between its result lines.
+			c.OnEvent = live.event
+		}
+	})
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
 	if o.batch != "" {
-		return runBatch(ctx, env, eng, o, toolCtx)
+		err := runBatch(ctx, env, eng, o, toolCtx)
+		live.end()
+		return err
 	}
 	// The live view shows the call as it runs (stderr); it is gone before
 	// the result is printed.

@@ -327,3 +327,22 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		}
 	}
 }
+
+// TestBatchVerbose: lcp call --batch -v shows what the tools print on
+// stderr; stdout keeps one result line per input line.
+func TestBatchVerbose(t *testing.T) {
+	needPython(t)
+	dir := toolFolder(t, map[string]string{"talk.py": "def tool_talk(n: int = 1):\n    \"\"\"Talks.\"\"\"\n    print('call', n, flush=True)\n    return n\n"})
+	batch := `{"tool":"tool_talk","args":{"n":1}}` + "\n" + `{"tool":"tool_talk","args":{"n":2}}` + "\n"
+	stdout, stderr, code := run(t, batch, "call", "--tools", dir, "--batch", "-", "-v")
+	if code != 0 || strings.Count(stdout, "\n") != 2 || !strings.Contains(stdout, `"output":2`) {
+		t.Fatalf("exit %d\nstdout %q\nstderr %q", code, stdout, stderr)
+	}
+	if stderr != "call 1\ncall 2\n" {
+		t.Errorf("stderr %q", stderr)
+	}
+	_, stderr, _ = run(t, batch, "call", "--tools", dir, "--batch", "-")
+	if stderr != "" {
+		t.Errorf("without -v, stderr %q", stderr)
+	}
+}
