@@ -4,10 +4,10 @@
 // live view on) and with its streams on pipes (the live view off), and,
 // for the lines alone, on pipes with -v. The runs alternate, -runs times
 // each, so that a noisy machine weighs on every variant alike; the median
-// wall times and CPU times of the lcp process (the live view runs there;
-// the Python worker is not counted) and their ratios against the pipes are
-// printed (goal: no measurable difference, a ratio within the spread of
-// the runs).
+// wall times and CPU times (of lcp and of the Python worker it ran, as the
+// kernel reports them when lcp exits) and their ratios against the pipes
+// are printed (goal: no measurable difference, a ratio within the spread
+// of the runs).
 //
 // Two tools: a trivial one that returns at once (process start, worker
 // start, one call: the status line has barely time to show), and a chatty
@@ -90,7 +90,7 @@ func run(runs int, python string) error {
 	if python != "" {
 		base = append(base, "--python", python)
 	}
-	fmt.Printf("lcp call, %d runs per variant, alternating; medians of the wall time (min-max) and of lcp's CPU time\n", runs)
+	fmt.Printf("lcp call, %d runs per variant, alternating; medians of the wall time (min-max) and of the CPU time of lcp and its worker\n", runs)
 	for _, toolName := range []string{"tool_trivial", "tool_chatty"} {
 		variants := []*variant{
 			{name: "pipes (no live view)"},
