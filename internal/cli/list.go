@@ -83,7 +83,7 @@ func runList(o *ListOptions) error {
 		for i := range infos {
 			specs[i] = infos[i].Spec(format)
 		}
-		return writeJSON(env.Stdout, specs)
+		return writeJSONArray(env.Stdout, specs)
 	}
 	printToolTable(env.Stdout, infos, env.stdoutIsTerminal())
 	if n := countProblems(eng.Diagnostics(ctx)); n > 0 {
