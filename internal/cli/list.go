@@ -59,6 +59,7 @@ array of integers, Optional -> not required) instead of the LCP rule.`,
 
 func runList(o *ListOptions) error {
 	ctx, env := o.ctx, o.env
+	defer oneShotGC(env.Getenv)()
 	format, err := tool.ParseFormat(o.format)
 	if err != nil {
 		return &usageError{err}
