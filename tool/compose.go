@@ -73,16 +73,27 @@ func (inv *Inventory) Tools(ctx context.Context) ([]Info, error) {
 	}
 	sets := append([]Toolset(nil), inv.sets...)
 	inv.mu.Unlock()
+	// The lists first, to size the result: an inventory of thousands of
+	// tools is listed once per command.
+	lists := make([][]Info, len(sets))
+	listErrs := make([]error, len(sets))
+	total := 0
+	for i, ts := range sets {
+		lists[i], listErrs[i] = ts.Tools(ctx)
+		total += len(lists[i])
+	}
 	var (
-		all   []Info
 		diags []Diagnostic
 		errs  []error
 	)
-	owner := make(map[string]int)
-	from := make(map[string]string)
-	for i, ts := range sets {
-		infos, err := ts.Tools(ctx)
-		if err != nil {
+	var all []Info
+	if total > 0 {
+		all = make([]Info, 0, total)
+	}
+	owner := make(map[string]int, total)
+	from := make(map[string]string, total)
+	for i, infos := range lists {
+		if err := listErrs[i]; err != nil {
 			errs = append(errs, err)
 			diags = append(diags, Diagnostic{Severity: "error", Code: "toolset-unavailable", Message: err.Error()})
 			continue

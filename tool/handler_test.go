@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -400,5 +401,24 @@ func TestFormValidation(t *testing.T) {
 	step, err = h.Respond(ctx, step.Request.Submitted(json.RawMessage(`{"age": 41}`)))
 	if err != nil || step.Result == nil || !strings.Contains(step.Result.Text(), "41") {
 		t.Fatalf("valid form: %+v %v", step, err)
+	}
+}
+
+// TestWriteJSONString checks the fast path of plain strings against the
+// encoder the other strings go through.
+func TestWriteJSONString(t *testing.T) {
+	for _, s := range []string{"", "tool_a", "Do the thing.", "a \"q\"", `back\slash`, "tab\there", "\x7f", "é", "<&>",
+		"\u2028", "\xff", "line\nbreak", "~ !#$%&'()*+,-./:;<=>?@[]^_`{|}"} {
+		var got bytes.Buffer
+		writeJSONString(&got, s)
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != strings.TrimSuffix(want.String(), "\n") {
+			t.Errorf("writeJSONString(%q) = %s, want %s", s, got.String(), want.String())
+		}
 	}
 }

@@ -120,6 +120,7 @@ func (i *Info) Spec(f Format) json.RawMessage {
 		schema = emptyObjectSchema
 	}
 	var b bytes.Buffer
+	b.Grow(len(schema) + len(i.Name) + len(i.Description) + 64) // the keys, quotes and escapes of most specs
 	switch f {
 	case FormatOpenAI:
 		b.WriteString(`{"type":"function","function":{"name":`)
@@ -155,10 +156,29 @@ func (i *Info) Spec(f Format) json.RawMessage {
 // writeJSONString writes s as a JSON string without HTML escaping, so that
 // specs read like the Python reference prints them.
 func writeJSONString(b *bytes.Buffer, s string) {
+	if plainASCII(s) {
+		// Most names and descriptions: nothing to escape, and no encoder
+		// to make for each (listing thousands of tools makes thousands).
+		b.WriteByte('"')
+		b.WriteString(s)
+		b.WriteByte('"')
+		return
+	}
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s) // a string always encodes
 	b.Truncate(b.Len() - 1)
+}
+
+// plainASCII reports whether s is printable ASCII without '"' or '\\':
+// its JSON string is itself in quotes.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // MaxNameLength bounds the length of a tool name, in characters.
