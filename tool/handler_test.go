@@ -356,9 +356,14 @@ func TestSpecFormats(t *testing.T) {
 		FormatOpenAI:    `{"type":"function","function":{"name":"tool_x","description":"Does <x> & y.","parameters":{"type":"object","properties":{"b":{"type":"integer"},"a":{"type":"string"}},"required":["b"]}}}`,
 		FormatMCP:       `{"name":"tool_x","description":"Does <x> & y.","inputSchema":{"type":"object","properties":{"b":{"type":"integer"},"a":{"type":"string"}},"required":["b"]}}`,
 	}
+	buf := []byte("prefix ")
 	for f, want := range tests {
 		if got := string(info.Spec(f)); got != want {
 			t.Errorf("%s:\n got  %s\n want %s", f, got, want)
+		}
+		buf = info.AppendSpec(buf[:len("prefix ")], f)
+		if string(buf) != "prefix "+want {
+			t.Errorf("AppendSpec %s:\n got  %s\n want prefix %s", f, buf, want)
 		}
 	}
 	info.ParsedViaRegexFallback = true

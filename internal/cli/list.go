@@ -80,11 +80,7 @@ func runList(o *ListOptions) error {
 		return printLibraries(ctx, env, eng, o.json)
 	}
 	if o.json {
-		specs := make([]json.RawMessage, len(infos))
-		for i := range infos {
-			specs[i] = infos[i].Spec(format)
-		}
-		return writeJSONArray(env.Stdout, specs)
+		return writeSpecs(env.Stdout, infos, format)
 	}
 	printToolTable(env.Stdout, infos, env.stdoutIsTerminal())
 	if n := countProblems(eng.Diagnostics(ctx)); n > 0 {

@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/lcptools/lcp/internal/jsonindent"
+	"github.com/lcptools/lcp/tool"
 )
 
 // writeJSON writes v as indented JSON without HTML escaping.
@@ -24,36 +25,43 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
-// writeJSONArray writes items exactly as writeJSON does (an indented
-// JSON array), but streams them: each item is indented in one pass
-// straight into a buffered writer, where encoding/json would validate,
-// compact and indent the whole document in memory first — most of the
-// time of lcp list --json on thousands of tools. An item that is not
-// valid JSON is an error, as it is for writeJSON; the items before it are
-// written by then.
-func writeJSONArray(w io.Writer, items []json.RawMessage) error {
-	if len(items) == 0 {
-		empty := "[]\n"
-		if items == nil {
-			empty = "null\n" // as writeJSON writes a nil slice
-		}
-		_, err := io.WriteString(w, empty)
+// writeSpecs writes the specs of infos in format f exactly as writeJSON
+// writes a []json.RawMessage of them (an indented JSON array), streaming:
+// each spec is made in one buffer and indented in one pass straight into
+// a buffered writer, where encoding/json would validate, compact and
+// indent the whole document in memory first — most of the time of lcp
+// list --json on thousands of tools.
+func writeSpecs(w io.Writer, infos []tool.Info, f tool.Format) error {
+	var spec []byte
+	return writeJSONArray(w, len(infos), func(i int) json.RawMessage {
+		spec = infos[i].AppendSpec(spec[:0], f)
+		return spec
+	})
+}
+
+// writeJSONArray writes the n items that item returns as writeJSON
+// writes a []json.RawMessage of n items, streaming them (see writeSpecs).
+// An item that is not valid JSON is an error, as it is for writeJSON;
+// the items before it are written by then.
+func writeJSONArray(w io.Writer, n int, item func(i int) json.RawMessage) error {
+	if n == 0 {
+		_, err := io.WriteString(w, "[]\n")
 		return err
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	buf := make([]byte, 0, 8<<10)
 	buf = append(buf, "[\n"...)
-	for i, item := range items {
+	for i := range n {
 		buf = append(buf, "  "...)
-		if item == nil {
+		if it := item(i); it == nil {
 			buf = append(buf, "null"...) // as json.Marshal writes a nil RawMessage
 		} else {
 			var err error
-			if buf, err = jsonindent.Append(buf, item, "  ", 1); err != nil {
+			if buf, err = jsonindent.Append(buf, it, "  ", 1); err != nil {
 				return fmt.Errorf("json: item %d: %w", i, err)
 			}
 		}
-		if i < len(items)-1 {
+		if i < n-1 {
 			buf = append(buf, ",\n"...)
 		} else {
 			buf = append(buf, "\n]\n"...)
