@@ -17,6 +17,7 @@
 //	go run ./bench/list                  # or bench/list/run.sh
 //	go run ./bench/list -runs 15 -python python3.12
 //	go run ./bench/list -corpus DIR      # a folder of your own instead of the standard library
+//	go run ./bench/list -before OLD_LCP  # also time an lcp built earlier, in the same runs
 package main
 
 import (
@@ -39,8 +40,9 @@ func main() {
 	runs := flag.Int("runs", 9, "alternating runs per side")
 	dir := flag.String("corpus", "", "a flat folder of tool files to use instead of the renamed standard library")
 	keep := flag.String("keep", "", "build the binary and the folders in this new directory, and keep them")
+	before := flag.String("before", "", "an lcp binary built earlier, measured in the same runs for a before/after comparison")
 	flag.Parse()
-	if err := run(*python, *runs, *dir, *keep); err != nil {
+	if err := run(*python, *runs, *dir, *keep, *before); err != nil {
 		fmt.Fprintln(os.Stderr, "list bench:", err)
 		os.Exit(1)
 	}
@@ -140,7 +142,7 @@ func loadavg() string {
 	return strings.Join(f[:3], " ")
 }
 
-func run(python string, runs int, dir, keep string) error {
+func run(python string, runs int, dir, keep, before string) error {
 	if runs < 1 {
 		return fmt.Errorf("-runs %d: want at least 1", runs)
 	}
@@ -206,28 +208,47 @@ func run(python string, runs int, dir, keep string) error {
 	lcp := &side{name: "lcp list --json", cmd: lcpCmd(big.Dir)}
 	lcp1 := &side{name: "lcp list --json, GOMAXPROCS=1", cmd: lcpCmd(big.Dir), env: []string{"GOMAXPROCS=1"}}
 	ref := &side{name: "Python ast reference", cmd: refCmd(big.Dir)}
-	if err := measure(runs, lcp, lcp1, ref); err != nil {
-		return err
-	}
+	bigSides := []*side{lcp, lcp1, ref}
 	small100 := &side{name: "lcp list --json", cmd: lcpCmd(typical.Dir)}
 	ref100 := &side{name: "Python ast reference", cmd: refCmd(typical.Dir)}
-	if err := measure(runs, small100, ref100); err != nil {
+	smallSides := []*side{small100, ref100}
+	var old, old100 *side
+	if before != "" {
+		oldCmd := func(d string) []string { return []string{before, "list", "--json", "--tools", d} }
+		if _, _, err := same(oldCmd(big.Dir), refCmd(big.Dir)); err != nil {
+			return fmt.Errorf("-before %s: %w", before, err)
+		}
+		old = &side{name: "before: lcp list --json", cmd: oldCmd(big.Dir)}
+		old100 = &side{name: "before: lcp list --json", cmd: oldCmd(typical.Dir)}
+		bigSides = append(bigSides, old)
+		smallSides = append(smallSides, old100)
+	}
+	if err := measure(runs, bigSides...); err != nil {
+		return err
+	}
+	if err := measure(runs, smallSides...); err != nil {
 		return err
 	}
 
 	fmt.Printf("\n%s, %d alternating runs per side; median (min-max)\n", big.What, runs)
 	fmt.Printf("%-32s %24s %24s\n", "", "wall", "CPU (user+sys)")
-	for _, s := range []*side{lcp, lcp1, ref} {
+	for _, s := range bigSides {
 		fmt.Printf("%-32s %24s %24s\n", s.name, figure(s.wall), figure(s.cpu))
 	}
 	fmt.Printf("reference / lcp: %.1fx wall, %.1fx CPU; single-threaded: %.1fx wall, %.1fx CPU (goal: >= 20x)\n",
 		ratio(ref.wall, lcp.wall), ratio(ref.cpu, lcp.cpu), ratio(ref.wall, lcp1.wall), ratio(ref.cpu, lcp1.cpu))
+	if old != nil {
+		fmt.Printf("reference / before: %.1fx wall, %.1fx CPU\n", ratio(ref.wall, old.wall), ratio(ref.cpu, old.cpu))
+	}
 
 	fmt.Printf("\n100 typical tool files (%.1f MB), %d alternating runs per side; median (min-max)\n", float64(typical.Size)/1e6, runs)
-	for _, s := range []*side{small100, ref100} {
+	for _, s := range smallSides {
 		fmt.Printf("%-32s %24s %24s\n", s.name, figure(s.wall), figure(s.cpu))
 	}
 	fmt.Printf("reference / lcp: %.1fx wall, %.1fx CPU (goal for lcp: < 30 ms wall)\n", ratio(ref100.wall, small100.wall), ratio(ref100.cpu, small100.cpu))
+	if old100 != nil {
+		fmt.Printf("reference / before: %.1fx wall, %.1fx CPU\n", ratio(ref100.wall, old100.wall), ratio(ref100.cpu, old100.cpu))
+	}
 	fmt.Printf("\nload average after: %s (%d CPUs)\n", loadavg(), numCPU())
 	return nil
 }
