@@ -107,3 +107,18 @@ func FuzzCleandoc(f *testing.F) {
 		}
 	})
 }
+
+// TestSchemaSize: the size InputSchema reserves is enough for schemas
+// without escapes, so that they take one allocation.
+func TestSchemaSize(t *testing.T) {
+	src := "def tool_a(x: int, y: str = 'é', *, z: list = [1, 2]):\n    \"\"\"Do.\n\n    x: the x\n    \"\"\"\n\ndef tool_b():\n    pass\n"
+	f, err := ReadFile("s.py", []byte(src))
+	if err != nil || len(f.Tools) != 2 {
+		t.Fatalf("ReadFile: %v, %v", f, err)
+	}
+	for _, tl := range f.Tools {
+		if got, size := len(tl.InputSchema()), tl.schemaSize(); got > size {
+			t.Errorf("%s: schema of %d bytes, %d reserved", tl.Name, got, size)
+		}
+	}
+}
