@@ -183,8 +183,14 @@ func Append(dst, src []byte, indent string, depth int) ([]byte, error) {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
+// newlineSpaces is a new line and the spaces of most indentations.
+const newlineSpaces = "\n                                                                "
+
 // newline starts a line indented depth times.
 func newline(dst []byte, indent string, depth int) []byte {
+	if n := 1 + depth*len(indent); n <= len(newlineSpaces) && isSpaces(indent) {
+		return append(dst, newlineSpaces[:n]...)
+	}
 	dst = append(dst, '\n')
 	for range depth {
 		dst = append(dst, indent...)
@@ -192,12 +198,36 @@ func newline(dst []byte, indent string, depth int) []byte {
 	return dst
 }
 
+func isSpaces(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] != ' ' {
+			return false
+		}
+	}
+	return true
+}
+
+// plain marks the bytes a string copies without a look: not '"', not
+// '\\', not a control character.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // scanString returns the end of the string starting at src[i] (a '"'),
 // or where it goes wrong and why. Bytes are not checked for UTF-8, as
 // encoding/json does not.
 func scanString(src []byte, i int) (int, string) {
 	n := len(src)
 	for i++; i < n; i++ {
+		for i < n && plain[src[i]] {
+			i++
+		}
+		if i == n {
+			break
+		}
 		switch c := src[i]; {
 		case c == '"':
 			return i + 1, ""
