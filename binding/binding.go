@@ -272,7 +272,7 @@ func (b *Binding) newEntry(dt *discover.Tool) *entry {
 // then the libraries mounted so far (mounts; nil: none).
 func (b *Binding) read(mounts []string) *table {
 	res := discover.Run(b.discoverOptions())
-	t := &table{tools: make(map[string]*entry), files: res.Files, diags: res.Diagnostics}
+	t := &table{tools: make(map[string]*entry, len(res.Tools)), order: make([]string, 0, len(res.Tools)), files: res.Files, diags: res.Diagnostics}
 	b.mu.RLock()
 	unregistered := append([]string(nil), b.unregistered...)
 	b.mu.RUnlock()
