@@ -466,8 +466,11 @@ func (r *Result) read(path, group string, buf *[]byte) fileRead {
 	}
 	c := r.opts.Cache
 	precise := r.opts.PreciseTypes != nil && r.opts.PreciseTypes(stem)
+	// A file caught changing is only told apart when there is a last
+	// good version to keep instead (the stats cost a first reading).
 	var before fs.FileInfo
-	if c != nil {
+	watchChange := c.good(abs, precise) != nil
+	if watchChange {
 		before, _ = os.Stat(path)
 	}
 	if precise {
@@ -476,7 +479,7 @@ func (r *Result) read(path, group string, buf *[]byte) fileRead {
 		buf = new([]byte)
 	}
 	src, err := readFile(path, buf)
-	if err == nil && c != nil && changing(path, before, len(src)) {
+	if err == nil && watchChange && changing(path, before, len(src)) {
 		// Caught in the middle of a write: keep the last good version;
 		// the end of the write brings another change, and another read.
 		if good := c.good(abs, precise); good != nil {
