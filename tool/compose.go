@@ -91,7 +91,7 @@ func (inv *Inventory) Tools(ctx context.Context) ([]Info, error) {
 		all = make([]Info, 0, total)
 	}
 	owner := make(map[string]int, total)
-	from := make(map[string]string, total)
+	var first map[string]int // where each name is in all; made at the first duplicate
 	for i, infos := range lists {
 		if err := listErrs[i]; err != nil {
 			errs = append(errs, err)
@@ -100,14 +100,22 @@ func (inv *Inventory) Tools(ctx context.Context) ([]Info, error) {
 		}
 		for _, info := range infos {
 			if _, dup := owner[info.Name]; dup {
+				if first == nil {
+					first = make(map[string]int, len(all))
+					for k := range all {
+						first[all[k].Name] = k
+					}
+				}
 				diags = append(diags, Diagnostic{
 					Severity: "warning", Code: "duplicate-tool", Tool: info.Name, File: info.Source,
-					Message: fmt.Sprintf("tool %s is defined again (first in %s); the first one is kept", info.Name, from[info.Name]),
+					Message: fmt.Sprintf("tool %s is defined again (first in %s); the first one is kept", info.Name, sourceOf(all[first[info.Name]])),
 				})
 				continue
 			}
 			owner[info.Name] = i
-			from[info.Name] = sourceOf(info)
+			if first != nil {
+				first[info.Name] = len(all)
+			}
 			all = append(all, info)
 		}
 	}

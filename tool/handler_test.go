@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -425,5 +426,30 @@ func TestWriteJSONString(t *testing.T) {
 		if got.String() != strings.TrimSuffix(want.String(), "\n") {
 			t.Errorf("writeJSONString(%q) = %s, want %s", s, got.String(), want.String())
 		}
+	}
+}
+
+// TestComposeDuplicatesNameTheFirst: each duplicate names the source of
+// the tool that was kept, also for tools listed after a first duplicate.
+func TestComposeDuplicatesNameTheFirst(t *testing.T) {
+	run := func(context.Context, *CallRequest) (*Result, error) { return textResult(""), nil }
+	a := newFuncs().add(Info{Name: "x", Source: "a.py"}, run)
+	b := newFuncs().add(Info{Name: "x", Source: "b.py"}, run).add(Info{Name: "y", Source: "b.py"}, run)
+	c := newFuncs().add(Info{Name: "y", Source: "c.py"}, run).add(Info{Name: "x", Source: "c.py"}, run)
+	inv := Compose(a, b, c)
+	if _, err := inv.Tools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range inv.Diagnostics() {
+		got = append(got, d.File+": "+d.Message)
+	}
+	want := []string{
+		"b.py: tool x is defined again (first in a.py); the first one is kept",
+		"c.py: tool y is defined again (first in b.py); the first one is kept",
+		"c.py: tool x is defined again (first in a.py); the first one is kept",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("diagnostics:\n got %q\nwant %q", got, want)
 	}
 }
