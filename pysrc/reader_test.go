@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -32,11 +33,11 @@ func TestCleandoc(t *testing.T) {
 }
 
 func TestPyStrings(t *testing.T) {
-	if got := pySplitLines("a\nb\r\nc\rd\ve\ff\x1cg\u0085h\u2028i\u2029j\n"); strings.Join(got, "|") != "a|b|c|d|e|f|g|h|i|j" {
-		t.Errorf("pySplitLines = %q", got)
+	if got := slices.Collect(pyLines("a\nb\r\nc\rd\ve\ff\x1cg\u0085h\u2028i\u2029j\n")); strings.Join(got, "|") != "a|b|c|d|e|f|g|h|i|j" {
+		t.Errorf("pyLines = %q", got)
 	}
-	if got := pySplitLines("a\n\nb"); len(got) != 3 || got[1] != "" {
-		t.Errorf("pySplitLines keeps empty lines: %q", got)
+	if got := slices.Collect(pyLines("a\n\nb")); len(got) != 3 || got[1] != "" {
+		t.Errorf("pyLines keeps empty lines: %q", got)
 	}
 	if got := pyStrip("\x1c\u3000 x \u00a0\u2028"); got != "x" {
 		t.Errorf("pyStrip = %q", got)
