@@ -108,8 +108,9 @@ def tool_big_string():
     return "z" * (50 * 1024 * 1024)
 
 def tool_break_worker():
-    # Sabotage the worker itself: its next frame cannot be parsed.
-    json.loads = None
+    # Sabotage the worker itself: it fails on its next call.
+    import threading
+    threading.current_thread = None
     return "sabotaged"
 `
 

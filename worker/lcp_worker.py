@@ -131,6 +131,10 @@ class Listeners(NamedTuple):
     log: bool = False
 
 
+_HANDLERS = {(c, i): Handlers(c, i) for c in (False, True) for i in (False, True)}
+_LISTENERS = {(p, lg): Listeners(p, lg) for p in (False, True) for lg in (False, True)}
+
+
 class LibrarySpec(NamedTuple):
     """The library this worker serves."""
 
@@ -181,22 +185,22 @@ class CallRequest(NamedTuple):
 
     @classmethod
     def from_frame(cls, msg: dict) -> CallRequest:
+        get = msg.get
         try:
-            h = msg.get("h") or (False, False)
-            ev = msg.get("ev") or (False, False)
-            args = msg.get("args")
-            context = msg.get("context")
+            h, ev = get("h"), get("ev")
+            args, context = get("args"), get("context")
+            # Positional and with shared flag records: this runs per call.
             return cls(
-                id=int(msg["id"]),
-                op=msg["type"],
-                function=str(msg.get("fn") or ""),
-                handlers=Handlers(bool(h[0]), bool(h[1])),
-                listeners=Listeners(bool(ev[0]), bool(ev[1])),
-                has_llm=bool(msg.get("llm")),
-                has_discussion=bool(msg.get("disc")),
-                args={} if args is None else args,
-                context={} if context is None else context,
-                config=msg.get("config"),
+                int(msg["id"]),
+                msg["type"],
+                get("fn") or "",
+                _HANDLERS[bool(h[0]), bool(h[1])] if h else _HANDLERS[False, False],
+                _LISTENERS[bool(ev[0]), bool(ev[1])] if ev else _LISTENERS[False, False],
+                bool(get("llm")),
+                bool(get("disc")),
+                {} if args is None else args,
+                {} if context is None else context,
+                get("config"),
             )
         except (KeyError, IndexError, TypeError, ValueError) as e:
             raise ProtocolViolation(f"malformed {msg.get('type')} frame: {e}") from None
@@ -294,6 +298,26 @@ def encode_frame(header: dict, payload: Optional[bytes] = None) -> bytes:
     return _PREFIX.pack(FRAME_MAGIC, len(body), zlib.crc32(body)) + body
 
 
+_scan_once = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def parse_json(data: bytes) -> Any:
+    """json.loads of UTF-8 JSON that starts at its first byte.
+
+    The decoder's scanner, called directly: json.loads spends more on
+    detecting the encoding and checking the ends than on parsing a small
+    call frame.
+    """
+    text = data.decode("utf-8")
+    try:
+        obj, end = _scan_once(text, 0)
+    except StopIteration:
+        raise ValueError("no JSON value at the start") from None
+    if end != len(text):
+        raise ValueError(f"extra data at byte {end}")
+    return obj
+
+
 def split_frame(body: bytes) -> Tuple[dict, bytes]:
     """Split a worker frame's body into its JSON header and its raw payload."""
     i = body.find(b"\n")
@@ -350,7 +374,7 @@ class FrameReader:
         if body is None:
             return None
         try:
-            msg = json.loads(body)
+            msg = parse_json(body)
         except ValueError as e:
             raise ProtocolViolation(f"a frame that is not JSON: {e}") from None
         if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
@@ -401,6 +425,31 @@ _encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(","
 _ascii_encoder = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"))
 
 
+def _make_encode() -> Callable[[Any], str]:
+    """_encoder.encode without building an encoder for every value.
+
+    JSONEncoder.encode makes a new C encoder per call, which costs more than
+    encoding a small result; this one is made once.  Cycles then surface as
+    RecursionError, which to_json handles.  Falls back to _encoder.encode
+    where the C encoder is missing or takes other arguments.
+    """
+    try:
+        from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
+
+        if c_make_encoder is None:
+            return _encoder.encode
+        enc = c_make_encoder(None, _encoder.default, encode_basestring, None,
+                             ":", ",", False, False, False)
+        if "".join(enc({"a": [1, 2.5, "é"]}, 0)) != '{"a":[1,2.5,"é"]}':
+            return _encoder.encode
+        return lambda value: "".join(enc(value, 0))
+    except Exception:
+        return _encoder.encode
+
+
+_encode = _make_encode()
+
+
 class ConversionError(Exception):
     """A tool's value could not be converted to JSON at all."""
 
@@ -412,7 +461,7 @@ def to_json(value: Any) -> Tuple[bytes, Optional[List[Conversion]]]:
     """
     notes: Optional[List[Conversion]] = None
     try:
-        text = _encoder.encode(value)
+        text = _encode(value)
     except (TypeError, ValueError, OverflowError, RecursionError):
         notes = []
         try:
@@ -575,7 +624,7 @@ class CallPlan:
         self.inject = tuple(n for n in HIDDEN_INJECTED if self.var_kw or n in self.named) + \
             tuple(n for n in EVENT_HANDLERS if n in self.named)
 
-    def bind(self, args: dict, injected: Callable[[str], Any]) -> Tuple[list, dict]:
+    def bind(self, args: dict, injected: Optional[Callable[[str], Any]]) -> Tuple[list, dict]:
         """Positional and keyword arguments for a call.
 
         Unknown names are dropped unless the function has **kwargs; the host
@@ -590,8 +639,9 @@ class CallPlan:
         else:
             named = self.named
             kwargs = {k: v for k, v in args.items() if k in named}
-        for name in self.inject:
-            kwargs[name] = injected(name)
+        if injected is not None:
+            for name in self.inject:
+                kwargs[name] = injected(name)
         positional = []
         for name in self.posonly:
             if name not in kwargs:
@@ -1497,7 +1547,8 @@ class CallRunner:
             return Outcome(not_module_level=True)
         fn, plan = found
         injectors = self._injectors
-        positional, kwargs = plan.bind(req.args, lambda name: injectors[name](call))
+        positional, kwargs = plan.bind(req.args, lambda name: injectors[name](call)) if plan.inject \
+            else plan.bind(req.args, None)
         try:
             value = fn(*positional, **kwargs)
             if _is_coroutine(value):
@@ -1945,7 +1996,7 @@ class Worker:
         # A tool that closed fd 1 or 2 must not silence the next one.
         for fd, saved in self._saved_fds:
             try:
-                os.fstat(fd)
+                os.get_inheritable(fd)  # the cheapest call that fails on a closed fd
             except OSError:
                 try:
                     os.dup2(saved, fd)
