@@ -54,6 +54,8 @@ type proc struct {
 	calls      map[uint64]*pcall // calls whose result has not arrived; nil once dead
 	lead       *pcall            // the call whose goroutine reads the reply pipe
 	watching   bool              // the watcher reads the reply pipe
+	started    uint64            // calls started, for idle checks
+	idleCheck  bool              // an idle check is scheduled
 	crash      *CrashError
 	killCause  CrashCause
 	killReason string
@@ -324,12 +326,12 @@ func (pr *proc) register(pc *pcall) (overlap bool, err error) {
 	}
 	overlap = len(pr.calls) > 0
 	pr.calls[pc.id] = pc
+	pr.started++
 	kick := false
 	if pr.lead == nil {
 		pr.lead = pc
 		kick = pr.watching
 		pr.watching = false
-		pr.idleTimer.Stop()
 	}
 	pr.mu.Unlock()
 	if kick {
@@ -359,9 +361,7 @@ func (pr *proc) release(pc *pcall) {
 		}
 		return
 	}
-	if pr.calls != nil {
-		pr.idleTimer.Reset(watchDelay)
-	}
+	pr.scheduleIdleCheck()
 }
 
 func (pr *proc) leads(pc *pcall) bool {

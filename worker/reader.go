@@ -60,8 +60,7 @@ type reader struct {
 	readerDone chan struct{}
 	readerOnce sync.Once
 
-	idleTimer *time.Timer // starts the watcher
-	spin      spinner
+	spin spinner
 }
 
 // spinner decides whether a leader polls before parking: only while the
@@ -171,12 +170,31 @@ func (pr *proc) stillWatching() bool {
 	return pr.watching
 }
 
-// startWatching starts the watcher when the proc is still idle.
-func (pr *proc) startWatching() {
+// scheduleIdleCheck arranges for the watcher to start once the proc has
+// been idle for watchDelay; pr.mu is held. One check at a time: calls in
+// quick succession cost no timer each.
+func (pr *proc) scheduleIdleCheck() {
+	if pr.idleCheck || pr.calls == nil {
+		return
+	}
+	pr.idleCheck = true
+	gen := pr.started
+	time.AfterFunc(watchDelay, func() { pr.checkIdle(gen) })
+}
+
+// checkIdle starts the watcher if no call started since generation gen
+// and none is in flight.
+func (pr *proc) checkIdle(gen uint64) {
 	pr.mu.Lock()
-	start := pr.lead == nil && !pr.watching && pr.calls != nil
-	if start {
-		pr.watching = true
+	pr.idleCheck = false
+	start := false
+	switch {
+	case pr.calls == nil || pr.lead != nil || pr.watching:
+		// Dead, busy (the last call's release checks again) or watched.
+	case pr.started != gen:
+		pr.scheduleIdleCheck() // calls came and went: wait from now
+	default:
+		pr.watching, start = true, true
 	}
 	pr.mu.Unlock()
 	if start {
@@ -278,7 +296,6 @@ func (pr *proc) stopReading() {
 	closeFD(pr.kickR)
 	closeFD(pr.kickW)
 	pr.kickMu.Unlock()
-	pr.idleTimer.Stop()
 }
 
 // frameViolation words a framing error.

@@ -179,8 +179,6 @@ func (p *Pool) newProc(g *group, s *slot, cmd *exec.Cmd, pp *pipes) *proc {
 	pr.rfd, pr.kickR, pr.kickW = pp.replyR, pp.kickR, pp.kickW
 	pr.frames = newFrameReader(64<<10, pr.maxFrame)
 	pr.readerDone = make(chan struct{})
-	pr.idleTimer = time.AfterFunc(time.Hour, pr.startWatching)
-	pr.idleTimer.Stop()
 	pr.spin.avg.Store(int64(spinBudget))
 	pr.lastUsed.Store(time.Now().UnixNano())
 	return pr
