@@ -60,13 +60,14 @@ func (pr *proc) unattributed(stream, data string) {
 	}
 }
 
-// queueEvent queues an event of pc; pr.rmu is held (the reader owns
+// queueEvent queues an event of pc; pr.rmu is held (only the reader makes
 // pc.events).
 func (pr *proc) queueEvent(pc *pcall, ev event) {
-	if pc.events == nil {
-		pc.events = &callEvents{}
+	q := pc.events.Load()
+	if q == nil {
+		q = &callEvents{}
+		pc.events.Store(q)
 	}
-	q := pc.events
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed {

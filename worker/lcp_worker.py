@@ -1751,13 +1751,16 @@ def _cpus() -> int:
 class ExecutorPool:
     """Threads that run calls which overlap another call.
 
-    Idle threads wait on one queue; a call finds one, or starts one.
+    Idle threads wait on one queue; a call finds one, or starts one.  A
+    failure outside a tool's code ends the worker through guard (a call
+    whose result is never sent would wait forever).
     """
 
     MAX_IDLE = 8
 
-    def __init__(self, run: Callable[[Call], None]):
+    def __init__(self, run: Callable[[Call], None], guard: Callable[[Callable[[], None]], None]):
         self._run = run
+        self._guard = guard
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._idle = 0
@@ -1769,7 +1772,7 @@ class ExecutorPool:
                 self._idle -= 1
         self._queue.put(call)
         if start:
-            threading.Thread(target=self._loop, daemon=True, name="lcp-call").start()
+            threading.Thread(target=self._guard, args=(self._loop,), daemon=True, name="lcp-call").start()
 
     def _loop(self) -> None:
         while True:
@@ -1808,7 +1811,7 @@ class Worker:
         self.library = LibraryLoader(config.library, self.confirm_proxy, self.interact_proxy, self.diag)
         self.runner = CallRunner(self)
         self.flusher = EventFlusher()
-        self.executors = ExecutorPool(self.run_call)
+        self.executors = ExecutorPool(self.run_call, self._guarded)
         self.spin = AdaptiveSpin(call_fd)
         self.code_frame: Optional[bytes] = None
         self._saved_fds: Tuple[Tuple[int, int], ...] = ()

@@ -71,9 +71,9 @@ type pcall struct {
 	ctx     context.Context // ends with the call; given to the host
 	cancel  context.CancelFunc
 	sent    time.Time
-	done    chan frameIn  // the result frame
-	promote chan struct{} // the lead passes to this call
-	events  *callEvents   // set by the reader on the first event
+	done    chan frameIn               // the result frame
+	promote chan struct{}              // the lead passes to this call
+	events  atomic.Pointer[callEvents] // made by the reader on the first event
 }
 
 type frameIn struct {
@@ -157,9 +157,9 @@ func (pr *proc) call(ctx context.Context, op string, req *Request, host Host) (*
 		return nil, nil, pr.deathError()
 	}
 	f, err := pr.await(ctx, pc, req)
-	if pc.events != nil {
+	if q := pc.events.Load(); q != nil {
 		// The call's events reach its host before its result does.
-		pc.events.wait(ctx)
+		q.wait(ctx)
 	}
 	return f.h, f.payload, err
 }
