@@ -1816,6 +1816,8 @@ class Worker:
         self.code_frame: Optional[bytes] = None
         self._saved_fds: Tuple[Tuple[int, int], ...] = ()
         self._done = threading.Event()
+        # One worker per process: current_call() finds it here for threads
+        # that belong to no call.
         _active_worker = self
 
     # -- process set-up ------------------------------------------------------
@@ -1871,8 +1873,9 @@ class Worker:
     def serve(self) -> None:
         """Say hello, then serve until the engine closes the pipes."""
         threading.Thread(target=self.flusher.run, daemon=True, name="lcp-flush").start()
+        v = sys.version_info
         self.out.send({"type": "hello", "protocol": PROTOCOL_VERSION,
-                       "python": "%d.%d.%d" % sys.version_info[:3], "pid": os.getpid()})
+                       "python": f"{v.major}.{v.minor}.{v.micro}", "pid": os.getpid()})
         if self.code_frame:
             self.out.send({"type": "code"}, self.code_frame)
             self.code_frame = None
