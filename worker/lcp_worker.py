@@ -1695,13 +1695,14 @@ class AdaptiveSpin:
     a reply, but only while the recent gaps between a reply and the next
     call were short (a moving average, each gap clipped so that one long
     pause does not stop spinning for long), not for a while after spins
-    that found nothing, never while other calls run (they need the CPU and
-    the GIL), and never on a single CPU.  It yields the CPU between polls,
-    so that it costs little to whoever else needs it.
+    that found nothing or lost the CPU, never while other calls run (they
+    need the CPU and the GIL), and never on a single CPU.  It yields the CPU
+    between polls, so that it costs little to whoever else needs it.
     """
 
     BUDGET = 250e-6
     CLIP = 4 * BUDGET
+    PREEMPTED = 50e-6  # a gap between two polls that shows the CPU was taken
 
     def __init__(self, fd: int):
         self._poll = select.poll()
@@ -1724,12 +1725,17 @@ class AdaptiveSpin:
             return
         deadline = self._replied + self.BUDGET
         poll, clock, yield_cpu = self._poll.poll, time.perf_counter, os.sched_yield
+        last = clock()
         while not poll(0):
-            if clock() >= deadline:
-                # After a miss, the next 2, 4, ... 256 replies park at once.
+            now = clock()
+            if now >= deadline or now - last > self.PREEMPTED:
+                # Nothing came, or the CPU is wanted elsewhere (a thread
+                # that yielded gets it back later than one that wakes):
+                # the next 2, 4, ... 256 replies park at once.
                 self._misses = min(self._misses + 1, 8)
                 self._skip = 1 << self._misses
                 return
+            last = now
             yield_cpu()
         self._misses = 0
 

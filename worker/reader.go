@@ -40,6 +40,12 @@ const watchDelay = 20 * time.Millisecond
 // spinBudget bounds how long a leader polls the reply pipe before parking.
 const spinBudget = 150 * time.Microsecond
 
+// spinPreempted is the gap between two polls that shows that the poller
+// lost its CPU to another thread: the machine is busy, polling only gets in
+// the way (a parked thread that wakes is scheduled sooner than one that
+// yielded), so it stops, as after a miss.
+const spinPreempted = 50 * time.Microsecond
+
 // reader is the reading side of a proc.
 type reader struct {
 	rfd          int // the reply pipe, non-blocking
@@ -66,8 +72,9 @@ type reader struct {
 // spinner decides whether a leader polls before parking: only while the
 // worker's recent calls were short (a moving average of their durations,
 // each clipped so that one slow call does not stop spinning for long),
-// not for a while after spins that found nothing (on a busy machine the
-// worker may not even be running), and only while fewer than GOMAXPROCS-1
+// not for a while after spins that found nothing or lost the CPU (on a
+// busy machine polling only gets in the way), and only while fewer than
+// GOMAXPROCS-1
 // callers spin in the pool (the worker needs a CPU meanwhile; on one CPU
 // nobody spins). A spinning caller yields its CPU between polls, so that
 // it costs little to whoever else needs it.
@@ -119,8 +126,13 @@ func (pr *proc) readFor(pc *pcall, deadline time.Time, spin bool) bool {
 		if !deadline.IsZero() && deadline.Before(until) {
 			until = deadline
 		}
-		alive := true
-		for alive && len(pc.done) == 0 && time.Now().Before(until) {
+		alive, last := true, time.Now()
+		for alive && len(pc.done) == 0 {
+			now := time.Now()
+			if !now.Before(until) || now.Sub(last) > spinPreempted {
+				break // nothing came, or the CPU is wanted elsewhere
+			}
+			last = now
 			osYield()
 			alive = pr.pump(pc)
 		}
