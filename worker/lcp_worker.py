@@ -1711,7 +1711,10 @@ class AdaptiveSpin:
         self._replied: Optional[float] = None
         self._misses = 0  # spins in a row that found nothing
         self._skip = 0  # replies left after which it does not spin
-        self.enabled = _cpus() > 1 and hasattr(os, "sched_yield")
+        self._cpus = _cpus()
+        self._busy = False
+        self._busy_at = 0.0
+        self.enabled = self._cpus > 1 and hasattr(os, "sched_yield")
 
     def replied(self) -> None:
         self._replied = time.perf_counter()
@@ -1722,6 +1725,8 @@ class AdaptiveSpin:
             return
         if self._skip:
             self._skip -= 1
+            return
+        if self._cpu_busy():
             return
         deadline = self._replied + self.BUDGET
         poll, clock, yield_cpu = self._poll.poll, time.perf_counter, os.sched_yield
@@ -1739,12 +1744,34 @@ class AdaptiveSpin:
             yield_cpu()
         self._misses = 0
 
+    def _cpu_busy(self) -> bool:
+        """Whether more threads are runnable than there are CPUs.
+
+        From the kernel's count in /proc/loadavg, read at most every 10 ms:
+        where threads wait for a CPU, polling takes it from them (and waking
+        is fast anyway: no CPU is idle).
+        """
+        now = time.monotonic()
+        if now - self._busy_at > 0.01:
+            self._busy_at = now
+            self._busy = _runnable_threads() > self._cpus
+        return self._busy
+
     def arrived(self) -> None:
         """Note the arrival of a call (the gap since the last reply)."""
         if self._replied is not None:
             gap = min(time.perf_counter() - self._replied, self.CLIP)
             self._avg += (gap - self._avg) / 4
             self._replied = None
+
+
+def _runnable_threads() -> int:
+    """The runnable threads of the machine (Linux), or 0 when unknown."""
+    try:
+        with open("/proc/loadavg", "rb") as f:
+            return int(f.read().split()[3].split(b"/")[0])
+    except (OSError, IndexError, ValueError):
+        return 0
 
 
 def _cpus() -> int:

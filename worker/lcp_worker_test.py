@@ -400,6 +400,7 @@ class AdaptiveSpinTest(unittest.TestCase):
         self.addCleanup(os.close, wfd)
         spin = w.AdaptiveSpin(r)
         spin.enabled = True
+        spin._cpu_busy = lambda: False  # whatever the machine is doing meanwhile
         spin.replied()
         t0 = time.perf_counter()
         spin.wait()  # no history of quick calls yet: no spinning
@@ -418,6 +419,18 @@ class AdaptiveSpinTest(unittest.TestCase):
         t0 = time.perf_counter()
         spin.wait()
         self.assertLess(time.perf_counter() - t0, spin.BUDGET)
+
+
+class BusyTest(unittest.TestCase):
+    def test_runnable_threads(self):
+        if sys.platform.startswith("linux"):
+            self.assertGreaterEqual(w._runnable_threads(), 1)  # this test runs
+        r, wfd = os.pipe()
+        self.addCleanup(os.close, r)
+        self.addCleanup(os.close, wfd)
+        spin = w.AdaptiveSpin(r)
+        spin._cpus = 0  # every machine is then busy, where the kernel says so
+        self.assertEqual(spin._cpu_busy(), w._runnable_threads() > 0)
 
 
 class CompatibilityTest(unittest.TestCase):

@@ -72,9 +72,9 @@ type reader struct {
 // spinner decides whether a leader polls before parking: only while the
 // worker's recent calls were short (a moving average of their durations,
 // each clipped so that one slow call does not stop spinning for long),
-// not for a while after spins that found nothing or lost the CPU (on a
-// busy machine polling only gets in the way), and only while fewer than
-// GOMAXPROCS-1
+// not for a while after spins that found nothing or lost the CPU, not
+// while more threads are runnable than there are CPUs (on a busy machine
+// polling only gets in the way), and only while fewer than GOMAXPROCS-1
 // callers spin in the pool (the worker needs a CPU meanwhile; on one CPU
 // nobody spins). A spinning caller yields its CPU between polls, so that
 // it costs little to whoever else needs it.
@@ -121,7 +121,7 @@ func (pr *proc) readFor(pc *pcall, deadline time.Time, spin bool) bool {
 	if len(pc.done) > 0 {
 		return true
 	}
-	if spin && pr.pool.startSpinning() {
+	if spin && !cpuBusy() && pr.pool.startSpinning() {
 		until := pc.sent.Add(spinBudget)
 		if !deadline.IsZero() && deadline.Before(until) {
 			until = deadline
