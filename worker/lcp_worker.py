@@ -278,10 +278,12 @@ class LogEntry(NamedTuple):
 
 
 def write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        n = os.write(fd, view)
-        view = view[n:]
+    n = os.write(fd, data)
+    if n < len(data):  # a pipe takes big writes in parts
+        view = memoryview(data)[n:]
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
 
 
 def _crc(*parts: bytes) -> int:

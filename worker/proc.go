@@ -140,7 +140,8 @@ func (pr *proc) call(ctx context.Context, op string, req *Request, host Host) (*
 	if err != nil {
 		return nil, nil, err
 	}
-	frame := appendCallFrame(nil, op, pc.id, req, host, op == "load" || !pr.loaded.Load())
+	size := 160 + len(req.Function) + len(req.Args) + len(req.Context) + len(req.Config)
+	frame := appendCallFrame(make([]byte, 0, size), op, pc.id, req, host, op == "load" || !pr.loaded.Load())
 	pipe := pr.callPipe
 	if overlap {
 		pipe = pr.sidePipe
