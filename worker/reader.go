@@ -169,6 +169,7 @@ func (p *Pool) startSpinning() bool {
 // watch reads the pipe while no call is in flight, until a call takes the
 // lead or the pipe ends.
 func (pr *proc) watch() {
+	// Read what is there, then park until there is more.
 	for pr.pump(nil) && pr.stillWatching() && pr.waitReadable(-1) && pr.stillWatching() {
 	}
 	pr.mu.Lock()
