@@ -329,13 +329,16 @@ func (pr *proc) register(pc *pcall) (overlap bool, err error) {
 	pr.calls[pc.id] = pc
 	pr.started++
 	kick := false
+	var watcher *os.File
 	if pr.lead == nil {
 		pr.lead = pc
-		kick = pr.watching
+		kick, watcher = pr.watching, pr.watchFile
 		pr.watching = false
 	}
 	pr.mu.Unlock()
-	if kick {
+	if watcher != nil {
+		stopWatcher(watcher) // the watcher leaves the network poller
+	} else if kick {
 		pr.kick() // the watcher leaves its poll(2)
 	}
 	return overlap, nil

@@ -13,3 +13,4 @@ func readFD(fd int, b []byte) (int, bool, error)       { return 0, false, errNoP
 func writeKick(fd int)                                 {}
 func drainKicks(fd int)                                {}
 func pollIn(fd, kick int, timeoutMs int) (kicked bool) { return false }
+func dupCloexec(fd int) (int, error)                   { return -1, errNoPipes }

@@ -68,3 +68,6 @@ func pollIn(fd, kick int, timeoutMs int) (kicked bool) {
 	}
 	return fds[1].Revents != 0
 }
+
+// dupCloexec duplicates fd, close-on-exec.
+func dupCloexec(fd int) (int, error) { return unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0) }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -61,6 +62,7 @@ type reader struct {
 	broken    bool   // a protocol violation was seen: the rest is discarded
 	eof       bool
 
+	watchFile  *os.File     // under mu: the watcher's duplicate of the pipe
 	rclosed    atomic.Bool  // set once the pipe is closed for reading
 	pollers    atomic.Int32 // goroutines in poll(2) on the pipe
 	readerDone chan struct{}
@@ -167,14 +169,65 @@ func (p *Pool) startSpinning() bool {
 }
 
 // watch reads the pipe while no call is in flight, until a call takes the
-// lead or the pipe ends.
+// lead or the pipe ends. It waits through Go's network poller, on a
+// duplicate of the pipe registered only meanwhile, so that an idle worker
+// holds no thread; a call that takes the lead stops it with a deadline.
 func (pr *proc) watch() {
-	// Read what is there, then park until there is more.
-	for pr.pump(nil) && pr.stillWatching() && pr.waitReadable(-1) && pr.stillWatching() {
+	defer func() {
+		pr.mu.Lock()
+		pr.watching = false
+		pr.mu.Unlock()
+	}()
+	f := pr.pollableReply()
+	if f == nil {
+		// Read what is there, then park in poll(2) until there is more.
+		for pr.pump(nil) && pr.stillWatching() && pr.waitReadable(-1) && pr.stillWatching() {
+		}
+		return
 	}
+	defer f.Close()
 	pr.mu.Lock()
-	pr.watching = false
+	mine := pr.watching
+	if mine {
+		pr.watchFile = f
+	}
 	pr.mu.Unlock()
+	if !mine {
+		return
+	}
+	defer func() {
+		pr.mu.Lock()
+		pr.watchFile = nil
+		pr.mu.Unlock()
+	}()
+	if rc, err := f.SyscallConn(); err == nil {
+		_ = rc.Read(func(uintptr) bool { return !pr.pump(nil) || !pr.stillWatching() })
+	}
+}
+
+// pollableReply returns a duplicate of the reply pipe that Go's network
+// poller can wait for, or nil.
+func (pr *proc) pollableReply() *os.File {
+	pr.rmu.Lock()
+	defer pr.rmu.Unlock()
+	if pr.eof {
+		return nil
+	}
+	fd, err := dupCloexec(pr.rfd)
+	if err != nil {
+		return nil
+	}
+	// The descriptor is non-blocking (its open file is), so the file is
+	// registered with the poller.
+	return os.NewFile(uintptr(fd), "lcp-worker-reply")
+}
+
+// stopWatcher wakes a watcher parked in the network poller, so that it
+// sees that it has to stop.
+func stopWatcher(f *os.File) {
+	if f != nil {
+		_ = f.SetReadDeadline(time.Unix(1, 0))
+	}
 }
 
 func (pr *proc) stillWatching() bool {
@@ -304,6 +357,10 @@ func (pr *proc) stopReading() {
 	}
 	closeFD(pr.rfd)
 	pr.rmu.Unlock()
+	pr.mu.Lock()
+	f := pr.watchFile
+	pr.mu.Unlock()
+	stopWatcher(f)
 	pr.kickMu.Lock()
 	pr.kickClosed = true
 	closeFD(pr.kickR)
