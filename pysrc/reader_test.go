@@ -376,3 +376,37 @@ func TestReadFileConcurrent(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// TestHiddenEventHandlers checks that the event handlers the worker injects
+// (progress_handler, log_handler) are hidden like the seeds' host objects:
+// declared, never in the schema, removed from what the LLM sends.
+func TestHiddenEventHandlers(t *testing.T) {
+	src := `def tool_convert(path: str, progress_handler=None, log_handler=None, *, tool_context=None):
+    """Converts a file.
+
+    Args:
+        path: the file
+        progress_handler: reports progress
+    """
+`
+	f, err := ReadFile("tools/convert.py", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := f.Tools[0]
+	if !reflect.DeepEqual(tool.Declared, []string{"path", "progress_handler", "log_handler", "tool_context"}) {
+		t.Errorf("Declared = %v", tool.Declared)
+	}
+	want := `{"type": "object", "properties": {"path": {"type": "string", "description": "the file"}}, "required": ["path"]}`
+	if got := string(tool.InputSchema()); got != want {
+		t.Errorf("InputSchema:\n got %s\nwant %s", got, want)
+	}
+	for _, name := range []string{"progress_handler", "log_handler", "tool_context", "kwargs"} {
+		if !IsHiddenParam(name) {
+			t.Errorf("IsHiddenParam(%q) = false", name)
+		}
+	}
+	if IsHiddenParam("progress") || IsHiddenParam("handler") {
+		t.Error("ordinary names are hidden")
+	}
+}
