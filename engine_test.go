@@ -289,6 +289,61 @@ func TestPrintedOutputIsAnEventOfTheCall(t *testing.T) {
 	}
 }
 
+// A Python tool's progress_handler and log_handler calls are events of
+// its call, as a native tool's ReportProgress and Log are.
+func TestPythonProgressAndLogAreEventsOfTheCall(t *testing.T) {
+	needPython(t)
+	dir := t.TempDir()
+	src := `def tool_steps(n: int, progress_handler=None, log_handler=None):
+    """Works in steps and says how far it got."""
+    log_handler("starting", level="notice", data={"n": n})
+    for i in range(n):
+        progress_handler(i + 1, total=n, message=f"step {i + 1}")
+    return n
+`
+	if err := os.WriteFile(filepath.Join(dir, "steps.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := lcp.New(context.Background(), &lcp.Config{ToolsFolders: []string{dir}, Workspace: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	infos, _ := eng.Tools(context.Background())
+	if len(infos) != 1 || strings.Contains(string(infos[0].InputSchema), "handler") {
+		t.Fatalf("the handlers are in the schema: %s", infos[0].InputSchema)
+	}
+	var mu sync.Mutex
+	var evs []tool.Event
+	res, err := eng.Call(context.Background(), "tool_steps", json.RawMessage(`{"n": 3}`), &tool.CallOptions{
+		OnEvent: func(e tool.Event) { mu.Lock(); evs = append(evs, e); mu.Unlock() }})
+	if err != nil || res.Text() != "3" {
+		t.Fatalf("call = %+v, %v", res, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var sawLog bool
+	var last *tool.Event
+	for i, e := range evs {
+		switch e.Kind {
+		case tool.EventLog:
+			var data struct{ N int }
+			if e.Level == "notice" && e.Text == "starting" && json.Unmarshal(e.Data, &data) == nil && data.N == 3 {
+				sawLog = true
+			}
+		case tool.EventProgress:
+			last = &evs[i]
+		}
+	}
+	if !sawLog {
+		t.Errorf("no log event in %+v", evs)
+	}
+	// Progress is coalesced: at least the last report arrives.
+	if last == nil || last.Progress != 3 || last.Total != 3 || last.Text != "step 3" || last.Tool != "tool_steps" {
+		t.Errorf("last progress %+v (events %+v)", last, evs)
+	}
+}
+
 // The engine offers the mount API itself.
 func TestEngineMountAPI(t *testing.T) {
 	eng, err := lcp.New(context.Background(), &lcp.Config{ToolsFolders: []string{"testdata/omni"}, Workspace: t.TempDir()})

@@ -30,9 +30,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lcptools/lcp/discover"
@@ -268,19 +270,51 @@ func (b *Binding) newEntry(dt *discover.Tool) *entry {
 	return e
 }
 
+// newEntries makes the entries of discovered tools; a long list is made
+// on every CPU, as the files were read: the tools' schemas are made here,
+// most of a big reading's time after the parsing.
+func (b *Binding) newEntries(tools []*discover.Tool) []*entry {
+	entries := make([]*entry, len(tools))
+	const chunk = 256
+	if len(tools) <= chunk || runtime.GOMAXPROCS(0) == 1 {
+		for i, dt := range tools {
+			entries[i] = b.newEntry(dt)
+		}
+		return entries
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), (len(tools)+chunk-1)/chunk) {
+		wg.Go(func() {
+			for {
+				from := int(next.Add(chunk)) - chunk
+				if from >= len(tools) {
+					return
+				}
+				for i := from; i < min(from+chunk, len(tools)); i++ {
+					entries[i] = b.newEntry(tools[i])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return entries
+}
+
 // read discovers the tools from disk: the configured folders and files,
 // then the libraries mounted so far (mounts; nil: none).
 func (b *Binding) read(mounts []string) *table {
 	res := discover.Run(b.discoverOptions())
-	t := &table{tools: make(map[string]*entry), files: res.Files, diags: res.Diagnostics}
+	t := &table{tools: make(map[string]*entry, len(res.Tools)), order: make([]string, 0, len(res.Tools)), files: res.Files, diags: res.Diagnostics}
 	b.mu.RLock()
 	unregistered := append([]string(nil), b.unregistered...)
 	b.mu.RUnlock()
-	for _, dt := range res.Tools {
+	entries := b.newEntries(res.Tools)
+	for i, dt := range res.Tools {
 		if slices.ContainsFunc(unregistered, func(p string) bool { return matchesPrefix(dt.Name, p) }) {
 			continue
 		}
-		b.addTo(t, b.newEntry(dt))
+		b.addTo(t, entries[i])
 	}
 	for _, name := range mounts {
 		files, ok := b.libraryFiles(name)

@@ -357,3 +357,32 @@ func (h *callHost) Output(o worker.Output) {
 	}
 	h.call.Emit(tool.Event{Kind: tool.EventOutput, Stream: o.Stream, Text: o.Data, Dropped: o.Dropped})
 }
+
+// Progress reports a Python tool's progress_handler call as an event of
+// the call (an MCP client's notifications/progress, a page's bar).
+func (h *callHost) Progress(_ context.Context, p worker.Progress) {
+	if h.call == nil {
+		return
+	}
+	e := tool.Event{Kind: tool.EventProgress, Progress: p.Progress, Text: p.Message}
+	if p.Total != nil {
+		e.Total = *p.Total
+	}
+	h.call.Emit(e)
+}
+
+// Log reports a Python tool's log_handler call as an event of the call
+// (an MCP client's notifications/message).
+func (h *callHost) Log(_ context.Context, r worker.LogRecord) {
+	if h.call == nil {
+		return
+	}
+	h.call.Emit(tool.Event{Kind: tool.EventLog, Level: r.Level, Text: r.Message, Data: r.Data})
+}
+
+// The per-call events a Python tool reports reach the call's subscribers.
+var (
+	_ worker.OutputHost   = (*callHost)(nil)
+	_ worker.ProgressHost = (*callHost)(nil)
+	_ worker.LogHost      = (*callHost)(nil)
+)

@@ -20,10 +20,16 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/lcptools/lcp/pysrc"
 	"github.com/lcptools/lcp/pysrc/pyval"
@@ -133,7 +139,9 @@ type Result struct {
 	opts Options
 }
 
-// Run discovers the tools of opts.
+// Run discovers the tools of opts. The files are read and parsed
+// concurrently (one goroutine per CPU); the result is the same as reading
+// them one after the other: tools, files and diagnostics keep their order.
 func Run(opts Options) *Result {
 	r := &Result{opts: opts}
 	folders, files := opts.Folders, opts.Files
@@ -144,26 +152,109 @@ func Run(opts Options) *Result {
 			r.diag("error", "default-library", "", fmt.Sprintf("the built-in default library is unavailable: %v", err))
 		}
 	}
-	seen := make(map[string]*Tool)
+	// First the plan, in order: the diagnostics of the scan and the files
+	// to load; then the reads, in parallel; then the registration, in order.
+	var plan []step
 	for _, dir := range folders {
-		for _, p := range r.scanFolder(dir) {
-			r.load(p.path, p.group, seen)
-		}
+		plan = append(plan, r.scanFolder(dir)...)
 	}
 	for _, f := range files {
 		st, err := os.Stat(f)
 		switch {
 		case err != nil:
-			r.diag("warning", "missing-file", f, fmt.Sprintf("tool file %s: %v", f, pathErr(err)))
-			continue
+			plan = append(plan, diagStep("warning", "missing-file", f, fmt.Sprintf("tool file %s: %v", f, pathErr(err))))
 		case st.IsDir():
-			r.diag("warning", "not-a-file", f, fmt.Sprintf("tool file %s is a directory (use --tools for folders)", f))
+			plan = append(plan, diagStep("warning", "not-a-file", f, fmt.Sprintf("tool file %s is a directory (use --tools for folders)", f)))
+		default:
+			plan = append(plan, step{path: f})
+		}
+	}
+	r.run(plan)
+	return r
+}
+
+// step is one step of a discovery: a diagnostic of the scan (diag set),
+// or a file to load (path set) and, once read, what reading it gave.
+type step struct {
+	diag        *tool.Diagnostic
+	path, group string
+	got         fileRead
+}
+
+func diagStep(sev, code, file, msg string) step {
+	return step{diag: &tool.Diagnostic{Severity: sev, Code: code, File: file, Message: msg}}
+}
+
+// run reads the files of a plan concurrently, then registers the steps in
+// order: the first tool of a name wins.
+func (r *Result) run(plan []step) {
+	readAll(plan, r.read)
+	n, files := len(r.Diagnostics), 0
+	for i := range plan {
+		if plan[i].diag != nil {
+			n++
 			continue
 		}
-		r.load(f, "", seen)
+		got := &plan[i].got
+		n += len(got.diags)
+		if src := got.file; src != nil {
+			// At most: the file's problems, and each of its tools a
+			// duplicate. Capacity never written to costs no memory.
+			n += len(src.Source.Tools)
+			if !src.LastGood {
+				n += len(src.Source.SyntaxErrors) + len(src.Source.Diagnostics)
+			}
+		}
+		files++
+	}
+	r.Diagnostics = slices.Grow(r.Diagnostics, n-len(r.Diagnostics))
+	r.Files = slices.Grow(r.Files, files)
+	seen := make(map[string]*Tool)
+	for i := range plan {
+		if d := plan[i].diag; d != nil {
+			r.Diagnostics = append(r.Diagnostics, *d)
+			continue
+		}
+		r.register(&plan[i].got, seen)
+		plan[i].got = fileRead{} // the parse is the File's now
 	}
 	r.shareMeta()
-	return r
+}
+
+// readAll reads the files of plan with read, in parallel: one goroutine
+// per CPU, each taking the next file not yet taken and reading it into
+// its own buffer, used again for its next file.
+func readAll(plan []step, read func(path, group string, buf *[]byte) fileRead) {
+	var todo []int
+	for i := range plan {
+		if plan[i].diag == nil {
+			todo = append(todo, i)
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(todo))
+	if workers <= 1 {
+		var buf []byte
+		for _, i := range todo {
+			plan[i].got = read(plan[i].path, plan[i].group, &buf)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			var buf []byte
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(todo) {
+					return
+				}
+				i := todo[k]
+				plan[i].got = read(plan[i].path, plan[i].group, &buf)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // shareMeta gives every file its library's metadata (File.Meta). The
@@ -198,25 +289,21 @@ func (r *Result) shareMeta() {
 	}
 }
 
-type entry struct{ path, group string }
-
-// scanFolder lists the files a tools folder contributes, in order.
-func (r *Result) scanFolder(dir string) []entry {
+// scanFolder lists the files a tools folder contributes, in order, and
+// the problems of the scan where they occur.
+func (r *Result) scanFolder(dir string) []step {
 	st, err := os.Stat(dir)
 	switch {
 	case err != nil:
-		r.diag("warning", "missing-folder", dir, fmt.Sprintf("tools folder %s: %v", dir, pathErr(err)))
-		return nil
+		return []step{diagStep("warning", "missing-folder", dir, fmt.Sprintf("tools folder %s: %v", dir, pathErr(err)))}
 	case !st.IsDir():
-		r.diag("warning", "not-a-folder", dir, fmt.Sprintf("tools folder %s is not a folder (use --file for single files)", dir))
-		return nil
+		return []step{diagStep("warning", "not-a-folder", dir, fmt.Sprintf("tools folder %s is not a folder (use --file for single files)", dir))}
 	}
 	names, err := readNames(dir)
 	if err != nil {
-		r.diag("warning", "unreadable-folder", dir, fmt.Sprintf("tools folder %s: %v", dir, err))
-		return nil
+		return []step{diagStep("warning", "unreadable-folder", dir, fmt.Sprintf("tools folder %s: %v", dir, err))}
 	}
-	var out []entry
+	var out []step
 	for _, name := range names {
 		if skipped(name) {
 			continue
@@ -230,7 +317,7 @@ func (r *Result) scanFolder(dir string) []entry {
 		case st.IsDir():
 			out = append(out, r.scanLibrary(p, name)...)
 		case st.Mode().IsRegular() && strings.HasSuffix(name, ".py") && name != "__init__.py":
-			out = append(out, entry{p, strings.TrimSuffix(name, ".py")})
+			out = append(out, step{path: p, group: strings.TrimSuffix(name, ".py")})
 		}
 	}
 	return out
@@ -238,17 +325,16 @@ func (r *Result) scanFolder(dir string) []entry {
 
 // scanLibrary lists the files of a directory library X/: X/X.py first
 // (when it is a file), then the other *.py files directly in X/.
-func (r *Result) scanLibrary(dir, name string) []entry {
+func (r *Result) scanLibrary(dir, name string) []step {
 	names, err := readNames(dir)
 	if err != nil {
-		r.diag("warning", "unreadable-folder", dir, fmt.Sprintf("library folder %s: %v", dir, err))
-		return nil
+		return []step{diagStep("warning", "unreadable-folder", dir, fmt.Sprintf("library folder %s: %v", dir, err))}
 	}
 	primary := name + ".py"
-	var out []entry
+	var out []step
 	if primary != "__init__.py" {
 		if st, err := os.Stat(filepath.Join(dir, primary)); err == nil && st.Mode().IsRegular() {
-			out = append(out, entry{filepath.Join(dir, primary), name})
+			out = append(out, step{path: filepath.Join(dir, primary), group: name})
 		}
 	}
 	for _, n := range names {
@@ -257,7 +343,7 @@ func (r *Result) scanLibrary(dir, name string) []entry {
 		}
 		p := filepath.Join(dir, n)
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			out = append(out, entry{p, name})
+			out = append(out, step{path: p, group: name})
 		}
 	}
 	return out
@@ -271,7 +357,9 @@ func LibraryFiles(dir string) []string {
 	r := &Result{}
 	var out []string
 	for _, e := range r.scanLibrary(dir, filepath.Base(dir)) {
-		out = append(out, e.path)
+		if e.diag == nil {
+			out = append(out, e.path)
+		}
 	}
 	return out
 }
@@ -284,11 +372,11 @@ func ReadFiles(group string, files []string, opts *Options) *Result {
 	if opts != nil {
 		r.opts = Options{PreciseTypes: opts.PreciseTypes, Cache: opts.Cache}
 	}
-	seen := make(map[string]*Tool)
-	for _, f := range files {
-		r.load(f, group, seen)
+	plan := make([]step, len(files))
+	for i, f := range files {
+		plan[i] = step{path: f, group: group}
 	}
-	r.shareMeta()
+	r.run(plan)
 	return r
 }
 
@@ -308,30 +396,33 @@ func readNames(dir string) ([]string, error) {
 
 func skipped(name string) bool { return strings.HasPrefix(name, ".") || name == "__pycache__" }
 
-// load reads one file and registers its tools.
-func (r *Result) load(path, group string, seen map[string]*Tool) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		abs = path
-	}
-	stem := pysrc.Stem(path)
-	if group == "" {
-		group = stem
-	}
-	pf, sum, lastGood, ok := r.read(path, abs, stem)
-	if !ok {
+// fileRead is what reading one file gave: the problems of the reading,
+// and the file to load (none when there is nothing to load).
+type fileRead struct {
+	path  string // as given
+	diags []tool.Diagnostic
+	file  *File
+}
+
+// register adds a file read to the result: its diagnostics, the file and
+// its tools, the first tool of a name winning.
+func (r *Result) register(got *fileRead, seen map[string]*Tool) {
+	r.Diagnostics = append(r.Diagnostics, got.diags...)
+	f := got.file
+	if f == nil {
 		return
 	}
-	f := &File{Path: abs, Stem: stem, Group: group, Dir: filepath.Dir(abs), Source: pf, Sum: sum, LastGood: lastGood}
 	r.Files = append(r.Files, f)
-	if !lastGood {
-		for _, e := range pf.SyntaxErrors {
+	if !f.LastGood {
+		// The problems of the file as it reads now (those of a last good
+		// version were reported when it was read).
+		for _, e := range f.Source.SyntaxErrors {
 			r.Diagnostics = append(r.Diagnostics, tool.Diagnostic{
-				Severity: "error", Code: "syntax-error", File: path, Line: e.Pos.Line, Column: e.Pos.Column,
+				Severity: "error", Code: "syntax-error", File: got.path, Line: e.Pos.Line, Column: e.Pos.Column,
 				Message: e.Msg + " (tools read by the lossy fallback extractor)",
 			})
 		}
-		for _, d := range pf.Diagnostics {
+		for _, d := range f.Source.Diagnostics {
 			if d.Kind == pysrc.DiagSyntaxError {
 				continue // reported above with its column
 			}
@@ -339,14 +430,14 @@ func (r *Result) load(path, group string, seen map[string]*Tool) {
 			if d.Kind == pysrc.DiagUndocumented || d.Kind == pysrc.DiagFallbackParsing {
 				sev = "info"
 			}
-			r.Diagnostics = append(r.Diagnostics, tool.Diagnostic{Severity: sev, Code: string(d.Kind), File: path, Line: d.Line, Message: d.Message})
+			r.Diagnostics = append(r.Diagnostics, tool.Diagnostic{Severity: sev, Code: string(d.Kind), File: got.path, Line: d.Line, Message: d.Message})
 		}
 	}
-	for _, t := range pf.Tools {
+	for _, t := range f.Source.Tools {
 		if first, dup := seen[t.Name]; dup {
 			r.Diagnostics = append(r.Diagnostics, tool.Diagnostic{
-				Severity: "warning", Code: "duplicate-tool", File: path, Line: t.Line, Tool: t.Name,
-				Message: fmt.Sprintf("tool %s is already defined in %s:%d; this one is ignored", t.Name, first.File.Path, first.Line),
+				Severity: "warning", Code: "duplicate-tool", File: got.path, Line: t.Line, Tool: t.Name,
+				Message: "tool " + t.Name + " is already defined in " + first.File.Path + ":" + strconv.Itoa(first.Line) + "; this one is ignored",
 			})
 			continue
 		}
@@ -356,60 +447,116 @@ func (r *Result) load(path, group string, seen map[string]*Tool) {
 	}
 }
 
-// read reads and parses one file, through the cache when there is one.
-// With a cache, a file that no longer reads gives its last good version
-// (lastGood) and a diagnostic saying so; ok is false when there is
-// nothing to load.
-func (r *Result) read(path, abs, stem string) (pf *pysrc.File, sum [sha256.Size]byte, lastGood, ok bool) {
+// read reads one file and parses it, through the cache when there is one,
+// into the File to load (none when there is nothing to load) and the
+// problems of the reading. With a cache, a file that no longer reads
+// gives its last good version (File.LastGood) and a diagnostic saying so.
+// The content is read into *buf, whose memory is used again for the next
+// file (a parse keeps no reference to its source). read only reads
+// r.opts: files are read concurrently.
+func (r *Result) read(path, group string, buf *[]byte) fileRead {
+	var got fileRead
+	diag := func(sev, code, msg string) {
+		got.diags = append(got.diags, tool.Diagnostic{Severity: sev, Code: code, File: path, Message: msg})
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	stem := pysrc.Stem(path)
+	if group == "" {
+		group = stem
+	}
+	file := func(pf *pysrc.File, sum [sha256.Size]byte, lastGood bool) fileRead {
+		got.path = path
+		got.file = &File{Path: abs, Stem: stem, Group: group, Dir: filepath.Dir(abs), Source: pf, Sum: sum, LastGood: lastGood}
+		return got
+	}
 	c := r.opts.Cache
 	precise := r.opts.PreciseTypes != nil && r.opts.PreciseTypes(stem)
+	// A file caught changing is only told apart when there is a last
+	// good version to keep instead (the stats cost a first reading).
 	var before fs.FileInfo
-	if c != nil {
+	watchChange := c.good(abs, precise) != nil
+	if watchChange {
 		before, _ = os.Stat(path)
 	}
-	src, err := os.ReadFile(path)
-	if err == nil && c != nil && changing(path, before, len(src)) {
+	if precise {
+		// The precise mapping's second pass may keep strings of the
+		// tree, which point into the source: give it its own.
+		buf = new([]byte)
+	}
+	src, err := readFile(path, buf)
+	if err == nil && watchChange && changing(path, before, len(src)) {
 		// Caught in the middle of a write: keep the last good version;
 		// the end of the write brings another change, and another read.
 		if good := c.good(abs, precise); good != nil {
-			r.diag("warning", "file-changing", path, fmt.Sprintf("%s changed while it was read; its last good version's tools are kept until it settles", path))
-			return good.pf, good.sum, true, true
+			diag("warning", "file-changing", fmt.Sprintf("%s changed while it was read; its last good version's tools are kept until it settles", path))
+			return file(good.pf, good.sum, true)
 		}
 	}
 	if err != nil {
 		if good := c.good(abs, precise); good != nil {
-			r.diag("error", "unreadable-file", path, fmt.Sprintf("cannot read %s: %v; its last good version's tools are kept", path, pathErr(err)))
-			return good.pf, good.sum, true, true
+			diag("error", "unreadable-file", fmt.Sprintf("cannot read %s: %v; its last good version's tools are kept", path, pathErr(err)))
+			return file(good.pf, good.sum, true)
 		}
-		r.diag("warning", "unreadable-file", path, fmt.Sprintf("cannot read %s: %v", path, pathErr(err)))
-		return nil, sum, false, false
+		diag("warning", "unreadable-file", fmt.Sprintf("cannot read %s: %v", path, pathErr(err)))
+		return got
 	}
-	sum = sha256.Sum256(src)
-	if pf := c.lookup(abs, sum, precise); pf != nil {
-		return pf, sum, false, true
+	sum := sha256.Sum256(src)
+	pf := c.lookup(abs, sum, precise)
+	if pf == nil {
+		pf, err = pysrc.ReadFileOptions(path, src, &pysrc.Options{PreciseTypes: precise})
+		if err != nil {
+			// err repeats the path: say what is wrong once.
+			if good := c.good(abs, precise); good != nil {
+				diag("error", "not-utf8", fmt.Sprintf("skipped %s: it is not valid UTF-8 (tool files must be UTF-8); its last good version's tools are kept", path))
+				return file(good.pf, good.sum, true)
+			}
+			diag("warning", "not-utf8", fmt.Sprintf("skipped %s: it is not valid UTF-8 (tool files must be UTF-8)", path))
+			return got
+		}
+		if pf.SyntaxErrors != nil {
+			if good := c.good(abs, precise); good != nil {
+				e := pf.SyntaxErrors[0]
+				got.diags = append(got.diags, tool.Diagnostic{
+					Severity: "error", Code: "syntax-error", File: path, Line: e.Pos.Line, Column: e.Pos.Column,
+					Message: e.Msg + " (the tools of its last good version are kept until it parses again)",
+				})
+				return file(good.pf, good.sum, true)
+			}
+		}
+		c.store(abs, sum, precise, pf)
 	}
-	pf, err = pysrc.ReadFileOptions(path, src, &pysrc.Options{PreciseTypes: precise})
+	return file(pf, sum, false)
+}
+
+// readFile reads the file at path as os.ReadFile does, into *buf (grown
+// as needed).
+func readFile(path string, buf *[]byte) ([]byte, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		// err repeats the path: say what is wrong once.
-		if good := c.good(abs, precise); good != nil {
-			r.diag("error", "not-utf8", path, fmt.Sprintf("skipped %s: it is not valid UTF-8 (tool files must be UTF-8); its last good version's tools are kept", path))
-			return good.pf, good.sum, true, true
-		}
-		r.diag("warning", "not-utf8", path, fmt.Sprintf("skipped %s: it is not valid UTF-8 (tool files must be UTF-8)", path))
-		return nil, sum, false, false
+		return nil, err
 	}
-	if pf.SyntaxErrors != nil {
-		if good := c.good(abs, precise); good != nil {
-			e := pf.SyntaxErrors[0]
-			r.Diagnostics = append(r.Diagnostics, tool.Diagnostic{
-				Severity: "error", Code: "syntax-error", File: path, Line: e.Pos.Line, Column: e.Pos.Column,
-				Message: e.Msg + " (the tools of its last good version are kept until it parses again)",
-			})
-			return good.pf, good.sum, true, true
+	defer f.Close()
+	b := (*buf)[:0]
+	if st, err := f.Stat(); err == nil && st.Size() > 0 && st.Size() < 1<<40 {
+		b = slices.Grow(b, int(st.Size())+1) // +1: the read that sees the end needs room
+	}
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			*buf = b
+			if err == io.EOF {
+				return b, nil
+			}
+			return nil, err
 		}
 	}
-	c.store(abs, sum, precise, pf)
-	return pf, sum, false, true
 }
 
 func (r *Result) diag(sev, code, file, msg string) {

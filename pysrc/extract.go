@@ -16,9 +16,12 @@ import (
 )
 
 // hiddenParams are injected by the host and never shown to the LLM.
+// progress_handler and log_handler are lcp's additions: the worker injects
+// them into a tool that declares them by name.
 var hiddenParams = map[string]bool{
 	"args": true, "kwargs": true, "tool_context": true, "lollms_client_instance": true,
 	"discussion_instance": true, "user_interaction_handler": true,
+	"progress_handler": true, "log_handler": true,
 }
 
 // IsHiddenParam reports whether a parameter name is one of the

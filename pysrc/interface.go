@@ -186,7 +186,21 @@ func ReadFile(filename string, src []byte) (*File, error) {
 // InputSchema returns the tool's input schema:
 // {"type": "object", "properties": {...}, "required": [...]} with property
 // keys in the order type, description, default.
-func (t *Tool) InputSchema() json.RawMessage { return t.appendSchema(nil) }
+func (t *Tool) InputSchema() json.RawMessage { return t.appendSchema(make([]byte, 0, t.schemaSize())) }
+
+// schemaSize is the size of the input schema when nothing in it needs
+// escaping: enough for most schemas in one allocation.
+func (t *Tool) schemaSize() int {
+	n := len(`{"type": "object", "properties": {}, "required": []}`)
+	for _, p := range t.Params {
+		n += len(p.Name) + len(p.Type) + len(p.Schema) + len(p.Description) + len(p.Default) +
+			len(`, "": {"type": "", "description": "", "default": }`)
+	}
+	for _, r := range t.Required {
+		n += len(r) + len(`, ""`)
+	}
+	return n
+}
 
 func (t *Tool) appendSchema(b []byte) []byte {
 	b = append(b, `{"type": "object", "properties": {`...)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -32,11 +33,11 @@ func TestCleandoc(t *testing.T) {
 }
 
 func TestPyStrings(t *testing.T) {
-	if got := pySplitLines("a\nb\r\nc\rd\ve\ff\x1cg\u0085h\u2028i\u2029j\n"); strings.Join(got, "|") != "a|b|c|d|e|f|g|h|i|j" {
-		t.Errorf("pySplitLines = %q", got)
+	if got := slices.Collect(pyLines("a\nb\r\nc\rd\ve\ff\x1cg\u0085h\u2028i\u2029j\n")); strings.Join(got, "|") != "a|b|c|d|e|f|g|h|i|j" {
+		t.Errorf("pyLines = %q", got)
 	}
-	if got := pySplitLines("a\n\nb"); len(got) != 3 || got[1] != "" {
-		t.Errorf("pySplitLines keeps empty lines: %q", got)
+	if got := slices.Collect(pyLines("a\n\nb")); len(got) != 3 || got[1] != "" {
+		t.Errorf("pyLines keeps empty lines: %q", got)
 	}
 	if got := pyStrip("\x1c\u3000 x \u00a0\u2028"); got != "x" {
 		t.Errorf("pyStrip = %q", got)
@@ -376,5 +377,39 @@ func TestReadFileConcurrent(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Error(e)
+	}
+}
+
+// TestHiddenEventHandlers checks that the event handlers the worker injects
+// (progress_handler, log_handler) are hidden like the seeds' host objects:
+// declared, never in the schema, removed from what the LLM sends.
+func TestHiddenEventHandlers(t *testing.T) {
+	src := `def tool_convert(path: str, progress_handler=None, log_handler=None, *, tool_context=None):
+    """Converts a file.
+
+    Args:
+        path: the file
+        progress_handler: reports progress
+    """
+`
+	f, err := ReadFile("tools/convert.py", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := f.Tools[0]
+	if !reflect.DeepEqual(tool.Declared, []string{"path", "progress_handler", "log_handler", "tool_context"}) {
+		t.Errorf("Declared = %v", tool.Declared)
+	}
+	want := `{"type": "object", "properties": {"path": {"type": "string", "description": "the file"}}, "required": ["path"]}`
+	if got := string(tool.InputSchema()); got != want {
+		t.Errorf("InputSchema:\n got %s\nwant %s", got, want)
+	}
+	for _, name := range []string{"progress_handler", "log_handler", "tool_context", "kwargs"} {
+		if !IsHiddenParam(name) {
+			t.Errorf("IsHiddenParam(%q) = false", name)
+		}
+	}
+	if IsHiddenParam("progress") || IsHiddenParam("handler") {
+		t.Error("ordinary names are hidden")
 	}
 }

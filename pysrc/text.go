@@ -1,6 +1,7 @@
 package pysrc
 
 import (
+	"iter"
 	"regexp"
 	"strings"
 	"unicode"
@@ -34,27 +35,33 @@ func isLineBoundary(r rune) bool {
 	return false
 }
 
-// pySplitLines is Python's str.splitlines() (without keepends).
-func pySplitLines(s string) []string {
-	var lines []string
-	start := 0
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if !isLineBoundary(r) {
+// pyLines yields the lines of Python's str.splitlines() (without
+// keepends), without making the list.
+func pyLines(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		start := 0
+		for i := 0; i < len(s); {
+			r, n := rune(s[i]), 1
+			if r >= utf8.RuneSelf {
+				r, n = utf8.DecodeRuneInString(s[i:])
+			}
+			if !isLineBoundary(r) {
+				i += n
+				continue
+			}
+			if !yield(s[start:i]) {
+				return
+			}
 			i += n
-			continue
+			if r == '\r' && i < len(s) && s[i] == '\n' {
+				i++
+			}
+			start = i
 		}
-		lines = append(lines, s[start:i])
-		i += n
-		if r == '\r' && i < len(s) && s[i] == '\n' {
-			i++
+		if start < len(s) {
+			yield(s[start:])
 		}
-		start = i
 	}
-	if start < len(s) {
-		lines = append(lines, s[start:])
-	}
-	return lines
 }
 
 // pyLower is Python's str.lower(): full case mapping. The only
@@ -151,11 +158,17 @@ func expandTabs(s string) string {
 // cleandoc is inspect.cleandoc of Python 3.12: tabs expanded, lines split
 // on "\n", the first line's leading white space removed, the common
 // indentation of the other non-blank lines removed, leading and trailing
-// empty lines dropped.
+// empty lines dropped. It makes one string and no list of lines: every
+// tool's docstring goes through it.
 func cleandoc(doc string) string {
-	lines := strings.Split(expandTabs(doc), "\n")
+	doc = expandTabs(doc)
+	first, rest, multi := strings.Cut(doc, "\n")
+	first = pyLStrip(first)
+	if !multi {
+		return first
+	}
 	margin := -1
-	for _, line := range lines[1:] {
+	for line := range strings.SplitSeq(rest, "\n") {
 		content := utf8.RuneCountInString(pyLStrip(line))
 		if content > 0 {
 			indent := utf8.RuneCountInString(line) - content
@@ -164,19 +177,34 @@ func cleandoc(doc string) string {
 			}
 		}
 	}
-	lines[0] = pyLStrip(lines[0])
-	if margin >= 0 {
-		for i := 1; i < len(lines); i++ {
-			lines[i] = dropRunes(lines[i], margin)
+	// The lines joined by "\n", without the empty ones at either end:
+	// empty lines wait until a line with text follows them.
+	var b strings.Builder
+	b.Grow(len(doc))
+	empty := 0
+	add := func(line string) {
+		switch {
+		case line == "":
+			if b.Len() > 0 {
+				empty++
+			}
+			return
+		case b.Len() > 0:
+			for range empty + 1 {
+				b.WriteByte('\n')
+			}
 		}
+		b.WriteString(line)
+		empty = 0
 	}
-	for len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
+	add(first)
+	for line := range strings.SplitSeq(rest, "\n") {
+		if margin >= 0 {
+			line = dropRunes(line, margin)
+		}
+		add(line)
 	}
-	for len(lines) > 0 && lines[0] == "" {
-		lines = lines[1:]
-	}
-	return strings.Join(lines, "\n")
+	return b.String()
 }
 
 func dropRunes(s string, n int) string {
@@ -218,21 +246,146 @@ func paramDocs(doc string) map[string]string {
 		return nil
 	}
 	var docs map[string]string
-	for _, line := range pySplitLines(doc) {
+	for line := range pyLines(doc) {
 		if !strings.ContainsAny(line, ":-") {
 			continue // the pattern needs a ':' or '-'
 		}
-		line = pyStrip(line)
-		m := paramDocRE.FindStringSubmatch(line)
-		if m == nil {
+		name, rest, ok := matchParamDoc(pyStrip(line))
+		if !ok {
 			continue
 		}
 		if docs == nil {
 			docs = map[string]string{}
 		}
-		docs[m[1]] = pyStrip(m[3])
+		docs[name] = pyStrip(rest)
 	}
 	return docs
+}
+
+// matchParamDoc is paramDocRE.FindStringSubmatch(line)'s groups 1 and 3
+// for one line, without the regexp engine (it was a tenth of the time of
+// reading a file). The pattern's backtracking has few outcomes, tried
+// here in the engine's order; FuzzMatchParamDoc holds the two together.
+// Lines with a "\n" (which "." does not match) or that are not UTF-8 go
+// to the regexp.
+func matchParamDoc(line string) (name, rest string, ok bool) {
+	if strings.IndexByte(line, '\n') >= 0 || !utf8.ValidString(line) {
+		m := paramDocRE.FindStringSubmatch(line)
+		if m == nil {
+			return "", "", false
+		}
+		return m[1], m[3], true
+	}
+	// First with the prefix [-*\d.]+\s*, its run of [-*\d.] from the
+	// longest down: after the whole run, \s* takes all the space (less
+	// leaves a space where the name must start); after a part of it, the
+	// name can only start with a digit of the run. The name takes the
+	// whole run of [a-zA-Z0-9_] (less leaves a name character where \s*,
+	// "(" or [:-] must come), so the rest depends only on where the name
+	// ends: one try per end.
+	pEnd := 0
+	for pEnd < len(line) {
+		r, n := utf8.DecodeRuneInString(line[pEnd:])
+		if r != '-' && r != '*' && r != '.' && !unicode.IsDigit(r) {
+			break
+		}
+		pEnd += n
+	}
+	lastEnd, lastRest, lastOK := -1, "", false
+	for p := pEnd; p > 0; {
+		start := p
+		if p == pEnd {
+			start = skipPySpace(line, p)
+		}
+		if end := nameEnd(line, start); end > start {
+			if end != lastEnd {
+				lastEnd = end
+				lastRest, lastOK = afterParamName(line, end)
+			}
+			if lastOK {
+				return line[start:end], lastRest, true
+			}
+		}
+		_, n := utf8.DecodeLastRuneInString(line[:p])
+		p -= n
+	}
+	// Then without the prefix.
+	end := nameEnd(line, 0)
+	if end == 0 {
+		return "", "", false
+	}
+	if rest, ok := afterParamName(line, end); ok {
+		return line[:end], rest, true
+	}
+	return "", "", false
+}
+
+// nameEnd is the end of the run of [a-zA-Z0-9_] at i.
+func nameEnd(s string, i int) int {
+	for i < len(s) {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			break
+		}
+		i++
+	}
+	return i
+}
+
+// skipPySpace is the end of the run of Python's \s at i.
+func skipPySpace(s string, i int) int {
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !isPySpace(r) {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+// isPySpace is pySpace, Python's \s for str patterns.
+func isPySpace(r rune) bool {
+	switch {
+	case r == ' ', '\t' <= r && r <= '\r', 0x1c <= r && r <= 0x1f, r == 0x85, r == 0xa0, r == 0x1680,
+		0x2000 <= r && r <= 0x200a, r == 0x2028, r == 0x2029, r == 0x202f, r == 0x205f, r == 0x3000:
+		return true
+	}
+	return false
+}
+
+// afterParamName matches \s*(?:\(([^)]+)\))?\s*[:\-]\s*(.+) at i and
+// returns group 3. Every \s* takes its whole run (less leaves a space
+// where "(", [:-] or the rest must come), except the last one when the
+// line ends in space: it gives its last character back to (.+).
+func afterParamName(s string, i int) (string, bool) {
+	i = skipPySpace(s, i)
+	if i < len(s) && s[i] == '(' {
+		// [^)]+ takes everything up to the first ")", which must follow.
+		if q := strings.IndexByte(s[i+1:], ')'); q > 0 {
+			if rest, ok := afterParamType(s, i+1+q+1); ok {
+				return rest, true
+			}
+		}
+	}
+	return afterParamType(s, i)
+}
+
+// afterParamType matches \s*[:\-]\s*(.+) at i and returns group 3.
+func afterParamType(s string, i int) (string, bool) {
+	i = skipPySpace(s, i)
+	if i == len(s) || s[i] != ':' && s[i] != '-' {
+		return "", false
+	}
+	j := skipPySpace(s, i+1)
+	switch {
+	case j < len(s):
+		return s[j:], true
+	case j > i+1:
+		_, n := utf8.DecodeLastRuneInString(s[:j])
+		return s[j-n:], true
+	}
+	return "", false
 }
 
 // jsonType is SPEC §5's annotation rule.

@@ -73,30 +73,49 @@ func (inv *Inventory) Tools(ctx context.Context) ([]Info, error) {
 	}
 	sets := append([]Toolset(nil), inv.sets...)
 	inv.mu.Unlock()
+	// The lists first, to size the result: an inventory of thousands of
+	// tools is listed once per command.
+	lists := make([][]Info, len(sets))
+	listErrs := make([]error, len(sets))
+	total := 0
+	for i, ts := range sets {
+		lists[i], listErrs[i] = ts.Tools(ctx)
+		total += len(lists[i])
+	}
 	var (
-		all   []Info
 		diags []Diagnostic
 		errs  []error
 	)
-	owner := make(map[string]int)
-	from := make(map[string]string)
-	for i, ts := range sets {
-		infos, err := ts.Tools(ctx)
-		if err != nil {
+	var all []Info
+	if total > 0 {
+		all = make([]Info, 0, total)
+	}
+	owner := make(map[string]int, total)
+	var first map[string]int // where each name is in all; made at the first duplicate
+	for i, infos := range lists {
+		if err := listErrs[i]; err != nil {
 			errs = append(errs, err)
 			diags = append(diags, Diagnostic{Severity: "error", Code: "toolset-unavailable", Message: err.Error()})
 			continue
 		}
 		for _, info := range infos {
 			if _, dup := owner[info.Name]; dup {
+				if first == nil {
+					first = make(map[string]int, len(all))
+					for k := range all {
+						first[all[k].Name] = k
+					}
+				}
 				diags = append(diags, Diagnostic{
 					Severity: "warning", Code: "duplicate-tool", Tool: info.Name, File: info.Source,
-					Message: fmt.Sprintf("tool %s is defined again (first in %s); the first one is kept", info.Name, from[info.Name]),
+					Message: fmt.Sprintf("tool %s is defined again (first in %s); the first one is kept", info.Name, sourceOf(all[first[info.Name]])),
 				})
 				continue
 			}
 			owner[info.Name] = i
-			from[info.Name] = sourceOf(info)
+			if first != nil {
+				first[info.Name] = len(all)
+			}
 			all = append(all, info)
 		}
 	}

@@ -91,3 +91,18 @@ func ExampleNormalize_content() {
 	fmt.Println(res.Text(), len(res.Content), res.Content[0].Placeholder())
 	// Output: a chart 1 [image image/png, 8 bytes]
 }
+
+func ExampleInfo_AppendSpec() {
+	infos := []tool.Info{
+		{Name: "tool_a", Description: "A.", InputSchema: json.RawMessage(`{"type":"object","properties":{},"required":[]}`)},
+		{Name: "tool_b", Description: "B."},
+	}
+	var buf []byte // one buffer for every spec
+	for i := range infos {
+		buf = infos[i].AppendSpec(buf[:0], tool.FormatMCP)
+		fmt.Println(string(buf))
+	}
+	// Output:
+	// {"name":"tool_a","description":"A.","inputSchema":{"type":"object","properties":{},"required":[]}}
+	// {"name":"tool_b","description":"B.","inputSchema":{"type":"object","properties":{},"required":[]}}
+}

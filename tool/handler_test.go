@@ -1,9 +1,11 @@
 package tool
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -355,9 +357,14 @@ func TestSpecFormats(t *testing.T) {
 		FormatOpenAI:    `{"type":"function","function":{"name":"tool_x","description":"Does <x> & y.","parameters":{"type":"object","properties":{"b":{"type":"integer"},"a":{"type":"string"}},"required":["b"]}}}`,
 		FormatMCP:       `{"name":"tool_x","description":"Does <x> & y.","inputSchema":{"type":"object","properties":{"b":{"type":"integer"},"a":{"type":"string"}},"required":["b"]}}`,
 	}
+	buf := []byte("prefix ")
 	for f, want := range tests {
 		if got := string(info.Spec(f)); got != want {
 			t.Errorf("%s:\n got  %s\n want %s", f, got, want)
+		}
+		buf = info.AppendSpec(buf[:len("prefix ")], f)
+		if string(buf) != "prefix "+want {
+			t.Errorf("AppendSpec %s:\n got  %s\n want prefix %s", f, buf, want)
 		}
 	}
 	info.ParsedViaRegexFallback = true
@@ -400,5 +407,49 @@ func TestFormValidation(t *testing.T) {
 	step, err = h.Respond(ctx, step.Request.Submitted(json.RawMessage(`{"age": 41}`)))
 	if err != nil || step.Result == nil || !strings.Contains(step.Result.Text(), "41") {
 		t.Fatalf("valid form: %+v %v", step, err)
+	}
+}
+
+// TestWriteJSONString checks the fast path of plain strings against the
+// encoder the other strings go through.
+func TestWriteJSONString(t *testing.T) {
+	for _, s := range []string{"", "tool_a", "Do the thing.", "a \"q\"", `back\slash`, "tab\there", "\x7f", "é", "<&>",
+		"\u2028", "\xff", "line\nbreak", "~ !#$%&'()*+,-./:;<=>?@[]^_`{|}"} {
+		var got bytes.Buffer
+		writeJSONString(&got, s)
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != strings.TrimSuffix(want.String(), "\n") {
+			t.Errorf("writeJSONString(%q) = %s, want %s", s, got.String(), want.String())
+		}
+	}
+}
+
+// TestComposeDuplicatesNameTheFirst: each duplicate names the source of
+// the tool that was kept, also for tools listed after a first duplicate.
+func TestComposeDuplicatesNameTheFirst(t *testing.T) {
+	run := func(context.Context, *CallRequest) (*Result, error) { return textResult(""), nil }
+	a := newFuncs().add(Info{Name: "x", Source: "a.py"}, run)
+	b := newFuncs().add(Info{Name: "x", Source: "b.py"}, run).add(Info{Name: "y", Source: "b.py"}, run)
+	c := newFuncs().add(Info{Name: "y", Source: "c.py"}, run).add(Info{Name: "x", Source: "c.py"}, run)
+	inv := Compose(a, b, c)
+	if _, err := inv.Tools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range inv.Diagnostics() {
+		got = append(got, d.File+": "+d.Message)
+	}
+	want := []string{
+		"b.py: tool x is defined again (first in a.py); the first one is kept",
+		"c.py: tool y is defined again (first in b.py); the first one is kept",
+		"c.py: tool x is defined again (first in a.py); the first one is kept",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("diagnostics:\n got %q\nwant %q", got, want)
 	}
 }

@@ -148,50 +148,82 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{},"requi
 // order. The LCP format carries "_parsed_via_regex_fallback": true for
 // tools read by the fallback extractor.
 func (i *Info) Spec(f Format) json.RawMessage {
+	// The keys, quotes and escapes of most specs fit in 64 bytes more.
+	return i.AppendSpec(make([]byte, 0, len(i.InputSchema)+len(i.Name)+len(i.Description)+64), f)
+}
+
+// AppendSpec appends the tool's spec in format f (see Spec) to dst and
+// returns the extended buffer: a host that writes thousands of specs one
+// after the other can use one buffer for all.
+func (i *Info) AppendSpec(dst []byte, f Format) []byte {
 	schema := i.InputSchema
 	if len(schema) == 0 {
 		schema = emptyObjectSchema
 	}
-	var b bytes.Buffer
+	b := dst
 	switch f {
 	case FormatOpenAI:
-		b.WriteString(`{"type":"function","function":{"name":`)
-		writeJSONString(&b, i.Name)
-		b.WriteString(`,"description":`)
-		writeJSONString(&b, i.Description)
-		b.WriteString(`,"parameters":`)
-		b.Write(schema)
-		b.WriteString(`}}`)
+		b = append(b, `{"type":"function","function":{"name":`...)
+		b = appendJSONString(b, i.Name)
+		b = append(b, `,"description":`...)
+		b = appendJSONString(b, i.Description)
+		b = append(b, `,"parameters":`...)
+		b = append(b, schema...)
+		b = append(b, `}}`...)
 	case FormatMCP:
-		b.WriteString(`{"name":`)
-		writeJSONString(&b, i.Name)
-		b.WriteString(`,"description":`)
-		writeJSONString(&b, i.Description)
-		b.WriteString(`,"inputSchema":`)
-		b.Write(schema)
-		b.WriteByte('}')
+		b = append(b, `{"name":`...)
+		b = appendJSONString(b, i.Name)
+		b = append(b, `,"description":`...)
+		b = appendJSONString(b, i.Description)
+		b = append(b, `,"inputSchema":`...)
+		b = append(b, schema...)
+		b = append(b, '}')
 	default: // lcp and anthropic share a layout
-		b.WriteString(`{"name":`)
-		writeJSONString(&b, i.Name)
-		b.WriteString(`,"description":`)
-		writeJSONString(&b, i.Description)
-		b.WriteString(`,"input_schema":`)
-		b.Write(schema)
+		b = append(b, `{"name":`...)
+		b = appendJSONString(b, i.Name)
+		b = append(b, `,"description":`...)
+		b = appendJSONString(b, i.Description)
+		b = append(b, `,"input_schema":`...)
+		b = append(b, schema...)
 		if f == FormatLCP && i.ParsedViaRegexFallback {
-			b.WriteString(`,"_parsed_via_regex_fallback":true`)
+			b = append(b, `,"_parsed_via_regex_fallback":true`...)
 		}
-		b.WriteByte('}')
+		b = append(b, '}')
 	}
-	return b.Bytes()
+	return b
 }
 
 // writeJSONString writes s as a JSON string without HTML escaping, so that
 // specs read like the Python reference prints them.
 func writeJSONString(b *bytes.Buffer, s string) {
-	enc := json.NewEncoder(b)
+	b.Write(appendJSONString(b.AvailableBuffer(), s))
+}
+
+// appendJSONString appends s as a JSON string without HTML escaping.
+func appendJSONString(dst []byte, s string) []byte {
+	if plainASCII(s) {
+		// Most names and descriptions: nothing to escape, and no encoder
+		// to make for each (listing thousands of tools makes thousands).
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s) // a string always encodes
-	b.Truncate(b.Len() - 1)
+	return append(dst, b.Bytes()[:b.Len()-1]...)
+}
+
+// plainASCII reports whether s is printable ASCII without '"' or '\\':
+// its JSON string is itself in quotes.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // MaxNameLength bounds the length of a tool name, in characters.

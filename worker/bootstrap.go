@@ -14,7 +14,7 @@ var workerSource []byte
 // program from fd 3 (its source, then optionally its compiled code from an
 // earlier worker of the same interpreter, which saves compiling it again),
 // and runs its main().
-const bootstrap = `import os, sys, struct
+const bootstrap = `import os, sys, struct, zlib
 def _rd(n):
     b = b''
     while len(b) < n:
@@ -24,8 +24,8 @@ def _rd(n):
         b += c
     return b
 if sys.version_info < (3, 9):
-    m = ('{"type":"hello","protocol":1,"python":"%d.%d.%d","error":"python too old"}' % tuple(sys.version_info[:3])).encode('ascii')
-    os.write(4, struct.pack('>I', len(m)) + m)
+    m = ('{"type":"hello","protocol":2,"python":"%d.%d.%d","error":"python too old"}' % tuple(sys.version_info[:3])).encode('ascii')
+    os.write(4, struct.pack('>4sII', b'LCP2', len(m), zlib.crc32(m) & 0xffffffff) + m)
     os._exit(3)
 _s = _rd(struct.unpack('>I', _rd(4))[0])
 _m = _rd(struct.unpack('>I', _rd(4))[0])

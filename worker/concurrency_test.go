@@ -70,54 +70,29 @@ func TestConcurrentCalls(t *testing.T) {
 
 	const goroutines, perG = 50, 20
 	var wg sync.WaitGroup
-	errs := make(chan error, goroutines*perG)
-	pids := make(map[string]map[float64]bool)
 	var pidMu sync.Mutex
+	pids := make(map[string]map[float64]bool)
 	for g := range goroutines {
 		wg.Go(func() {
 			for i := range perG {
 				n := g*perG + i
-				lib := libs[n%3]
-				ws := wss[(n/3)%2]
-				pause := 0.0
-				if n%50 == 0 {
-					pause = 0.05
-				}
-				id := fmt.Sprintf("call-%d", n)
-				r, err := p.Call(context.Background(), &Request{CallID: id, Workspace: ws, Library: lib,
-					Function: "tool_echo", Args: json.RawMessage(fmt.Sprintf(`{"n":%d,"pause":%g}`, n, pause))}, nil)
+				lib, ws := libs[n%3], wss[(n/3)%2]
+				pid, err := echoCall(p, lib, ws, n)
 				if err != nil {
-					errs <- fmt.Errorf("%s: %w", id, err)
+					t.Error(err)
 					continue
-				}
-				var got struct {
-					N   int
-					Lib string
-					WS  string
-					PID float64
-				}
-				if err := json.Unmarshal(r.Value, &got); err != nil {
-					errs <- err
-					continue
-				}
-				if got.N != n || got.Lib != lib.Stem || got.WS != filepath.Base(ws) {
-					errs <- fmt.Errorf("%s got %s", id, r.Value)
 				}
 				pidMu.Lock()
 				key := lib.Stem + ws
 				if pids[key] == nil {
 					pids[key] = map[float64]bool{}
 				}
-				pids[key][got.PID] = true
+				pids[key][pid] = true
 				pidMu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
 	if len(pids) != 6 {
 		t.Errorf("%d (library, workspace) pairs served, want 6", len(pids))
 	}
@@ -133,15 +108,50 @@ func TestConcurrentCalls(t *testing.T) {
 	outMu.Unlock()
 
 	p.Close()
+	waitNoLeak(t, baseG, baseFD)
+}
+
+// echoCall makes call n of tool_echo (one in 50 pauses) and checks that its
+// result is its own; it returns the pid of the worker that ran it.
+func echoCall(p *Pool, lib Library, ws string, n int) (float64, error) {
+	pause := 0.0
+	if n%50 == 0 {
+		pause = 0.05
+	}
+	id := fmt.Sprintf("call-%d", n)
+	r, err := p.Call(context.Background(), &Request{CallID: id, Workspace: ws, Library: lib,
+		Function: "tool_echo", Args: json.RawMessage(fmt.Sprintf(`{"n":%d,"pause":%g}`, n, pause))}, nil)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", id, err)
+	}
+	var got struct {
+		N   int
+		Lib string
+		WS  string
+		PID float64
+	}
+	if err := json.Unmarshal(r.Value, &got); err != nil {
+		return 0, err
+	}
+	if got.N != n || got.Lib != lib.Stem || got.WS != filepath.Base(ws) {
+		return 0, fmt.Errorf("%s got %s", id, r.Value)
+	}
+	return got.PID, nil
+}
+
+// waitNoLeak waits for the goroutines and file descriptors to come back to
+// their counts before the test.
+func waitNoLeak(t *testing.T, baseG, baseFD int) {
+	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		g, fd := runtime.NumGoroutine(), openFDs(t)
 		if g <= baseG && fd <= baseFD {
-			break
+			return
 		}
 		if time.Now().After(deadline) {
 			t.Errorf("leak: %d goroutines (was %d), %d fds (was %d)", g, baseG, fd, baseFD)
-			break
+			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -35,7 +35,8 @@ var preparedArgs = map[string]map[int]string{
 	"sibling_import": {1: `{"n": 5}`},
 }
 
-var hiddenNames = []string{"tool_context", "lollms_client_instance", "discussion_instance", "user_interaction_handler", "args", "kwargs"}
+var hiddenNames = []string{"tool_context", "lollms_client_instance", "discussion_instance", "user_interaction_handler",
+	"progress_handler", "log_handler", "args", "kwargs"}
 
 type execCase struct {
 	Tool   string          `json:"tool"`
@@ -406,7 +407,7 @@ func valueEqual(a, b any) bool {
 		}
 		fx, e1 := x.Float64()
 		fy, e2 := y.Float64()
-		return e1 == nil && e2 == nil && fx == fy && !strings.ContainsAny(string(x)+string(y), "eE") == !strings.ContainsAny(string(x)+string(y), "eE")
+		return e1 == nil && e2 == nil && fx == fy
 	case map[string]any:
 		y, ok := b.(map[string]any)
 		if !ok || len(x) != len(y) {

@@ -16,14 +16,48 @@
 //
 // # Protocol and output
 //
-// The engine talks to a worker over its own pipe pair (file descriptors 3
-// and 4), with length-prefixed frames of a JSON header and a raw payload,
-// after a hello that announces the protocol version. Standard output and
-// error are never part of the protocol: what a tool prints through
-// sys.stdout and sys.stderr is captured per call (threads the tool starts
-// included) and delivered to Options.OnOutput with the call's id, capped at
-// Options.OutputLimit per call; writes to file descriptors 1 and 2 are
-// drained and delivered without a call id.
+// The engine talks to a worker over pipes of its own, never its standard
+// input or output: file descriptor 3 carries calls sent while no other call
+// of that worker is in flight (the worker thread that reads them runs them
+// itself), descriptor 6 everything else towards the worker (calls that
+// overlap another one, cancellations, answers to host requests, handler
+// changes), and descriptor 4 everything back (results, output, progress,
+// log records, host requests). Every message is a frame: the magic "LCP2",
+// the body's length and its CRC-32, then the body, a JSON header optionally
+// followed by a newline and a raw payload. The worker announces protocol
+// version 2 in its hello.
+//
+// Anything else on a pipe is a protocol violation that ends the worker at
+// once: bytes that are not a frame (a tool writing into descriptor 4), a
+// frame over the size limit or failing its checksum, a header that is not
+// JSON, an unknown frame type, a frame for a call that is not in flight, a
+// reply pipe closed by a process that lives on. Calls in flight get a
+// *CrashError with Cause CauseProtocol whose reason names the violation, and
+// the next call starts a fresh worker (Reply.StateReset). The worker exits
+// likewise when the engine's frames are wrong.
+//
+// Standard output and error are never part of the protocol: what a tool
+// prints through sys.stdout and sys.stderr is captured per call (threads the
+// tool starts included), capped at Options.OutputLimit per call, and
+// delivered with the call's id to the call's OutputHost, or to
+// Options.OnOutput; writes to file descriptors 1 and 2 are drained and
+// delivered to Options.OnOutput without a call id.
+//
+// # Events and host services
+//
+// A Host given to Pool.Call may implement the optional interfaces
+// OutputHost, ProgressHost, LogHost and ServiceHost. A tool that declares a
+// progress_handler or log_handler parameter by name (not through **kwargs)
+// gets one: progress_handler(progress, total=None, message=None) reports
+// progress, log_handler(message, level="info", data=None) logs a record at
+// one of MCP's levels. Both are rate-safe: the worker sends at most one
+// frame of each kind per call every 50 ms (progress coalesced to its latest
+// value, log records batched), and they do nothing when the host does not
+// implement the matching interface. A call's events reach its host in
+// order, from a goroutine of the call (a slow host holds up neither the
+// pipe nor other calls), before Pool.Call returns. ServiceHost answers the
+// worker's generic requests to a named host service, which its proxies use
+// for what needs no frame of its own.
 //
 // # Processes and failures
 //
@@ -54,6 +88,13 @@
 // user_interaction_handler) and the lollms_client_instance and
 // discussion_instance proxies send requests to the engine, which asks the
 // call's Host and answers; the tool blocks meanwhile.
+//
+// Latency: the goroutine of a call reads the reply pipe itself while it
+// waits (one call at a time leads, the others wait for their frame), so a
+// result reaches its caller without a hand-off. Both sides poll their pipe
+// briefly before parking while calls come in quick succession (waking a
+// parked thread costs tens of microseconds on an idle virtual CPU), backing
+// off when polling finds nothing and yielding the CPU between polls.
 //
 // Example:
 //

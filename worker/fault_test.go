@@ -108,164 +108,198 @@ def tool_big_string():
     return "z" * (50 * 1024 * 1024)
 
 def tool_break_worker():
-    # Sabotage the worker itself: its next frame cannot be parsed.
-    json.loads = None
+    # Sabotage the worker itself: it fails on its next call.
+    import threading
+    threading.current_thread = None
     return "sabotaged"
 `
+
+// faultWant is what a fault case expects.
+type faultWant struct {
+	value      string // expected JSON value
+	exception  string // expected exception type
+	crash      CrashCause
+	exitCode   int
+	signal     syscall.Signal
+	timeout    bool
+	killed     bool
+	cancelled  bool
+	stateReset bool // the next call reports a reset and starts from 1
+}
 
 func TestFaults(t *testing.T) {
 	requirePython(t)
 	t.Parallel()
-	type want struct {
-		value      string // expected JSON value
-		exception  string // expected exception type
-		crash      CrashCause
-		exitCode   int
-		signal     syscall.Signal
-		timeout    bool
-		killed     bool
-		cancelled  bool
-		stateReset bool // the next call reports a reset and starts from 1
-	}
 	cases := []struct {
 		name    string
 		fn      string
 		timeout time.Duration
 		cancel  time.Duration
-		opts    Options
-		want    want
+		want    faultWant
 	}{
-		{name: "raise", fn: "tool_raise", want: want{exception: "ValueError"}},
-		{name: "sys.exit", fn: "tool_exit", want: want{exception: "SystemExit"}},
-		{name: "KeyboardInterrupt", fn: "tool_kbint", want: want{exception: "KeyboardInterrupt"}},
-		{name: "interrupt main thread", fn: "tool_interrupt_main", want: want{value: `"main interrupted"`}},
-		{name: "os._exit", fn: "tool_os_exit", want: want{crash: CauseExit, exitCode: 3, stateReset: true}},
-		{name: "segfault", fn: "tool_segv", want: want{crash: CauseSignal, exitCode: -1, signal: syscall.SIGSEGV, stateReset: true}},
-		{name: "loop timeout", fn: "tool_loop", timeout: 300 * time.Millisecond, want: want{timeout: true}},
-		{name: "loop cancel", fn: "tool_loop", cancel: 300 * time.Millisecond, want: want{cancelled: true}},
-		{name: "sleep timeout", fn: "tool_sleep", timeout: 300 * time.Millisecond, want: want{timeout: true, killed: true, stateReset: true}},
-		{name: "gil hog timeout", fn: "tool_gil_hog", timeout: 300 * time.Millisecond, want: want{timeout: true, killed: true, stateReset: true}},
-		{name: "catch-all timeout", fn: "tool_catch_all", timeout: 300 * time.Millisecond, want: want{timeout: true, killed: true, stateReset: true}},
-		{name: "print 100MB", fn: "tool_print_100mb", want: want{value: `"printed"`}},
-		{name: "fd write 100MB", fn: "tool_fd_100mb", want: want{value: `"written"`}},
-		{name: "close fd 1 and 2", fn: "tool_close_fds", want: want{value: `"closed"`}},
+		{name: "raise", fn: "tool_raise", want: faultWant{exception: "ValueError"}},
+		{name: "sys.exit", fn: "tool_exit", want: faultWant{exception: "SystemExit"}},
+		{name: "KeyboardInterrupt", fn: "tool_kbint", want: faultWant{exception: "KeyboardInterrupt"}},
+		{name: "interrupt main thread", fn: "tool_interrupt_main", want: faultWant{value: `"main interrupted"`}},
+		{name: "os._exit", fn: "tool_os_exit", want: faultWant{crash: CauseExit, exitCode: 3, stateReset: true}},
+		{name: "segfault", fn: "tool_segv", want: faultWant{crash: CauseSignal, exitCode: -1, signal: syscall.SIGSEGV, stateReset: true}},
+		{name: "loop timeout", fn: "tool_loop", timeout: 300 * time.Millisecond, want: faultWant{timeout: true}},
+		{name: "loop cancel", fn: "tool_loop", cancel: 300 * time.Millisecond, want: faultWant{cancelled: true}},
+		{name: "sleep timeout", fn: "tool_sleep", timeout: 300 * time.Millisecond, want: faultWant{timeout: true, killed: true, stateReset: true}},
+		{name: "gil hog timeout", fn: "tool_gil_hog", timeout: 300 * time.Millisecond, want: faultWant{timeout: true, killed: true, stateReset: true}},
+		{name: "catch-all timeout", fn: "tool_catch_all", timeout: 300 * time.Millisecond, want: faultWant{timeout: true, killed: true, stateReset: true}},
+		{name: "print 100MB", fn: "tool_print_100mb", want: faultWant{value: `"printed"`}},
+		{name: "fd write 100MB", fn: "tool_fd_100mb", want: faultWant{value: `"written"`}},
+		{name: "close fd 1 and 2", fn: "tool_close_fds", want: faultWant{value: `"closed"`}},
 		{name: "fork child", fn: "tool_fork_child"},
-		{name: "multiprocessing", fn: "tool_multiprocessing", want: want{value: `[1,4,9]`}},
+		{name: "multiprocessing", fn: "tool_multiprocessing", want: faultWant{value: `[1,4,9]`}},
 		{name: "50MB string", fn: "tool_big_string"},
-		{name: "worker sabotage", fn: "tool_break_worker", want: want{value: `"sabotaged"`}},
+		{name: "worker sabotage", fn: "tool_break_worker", want: faultWant{value: `"sabotaged"`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var outBytes, dropped atomic.Int64
-			opts := tc.opts
-			opts.CancelGrace = 300 * time.Millisecond
-			opts.OnOutput = func(o Output) {
-				outBytes.Add(int64(len(o.Data)))
-				dropped.Add(o.Dropped)
-			}
-			p, tag := testPool(t, &opts)
-			lib := writeLib(t, "faults", faultLib)
-			ws := t.TempDir()
-			wantValue(t, mustCall(t, p, ws, lib, "tool_inc", "{}"), "1")
-
-			ctx := context.Background()
-			if tc.cancel > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithCancel(ctx)
-				time.AfterFunc(tc.cancel, cancel)
-			}
+			f := newFaultRun(t)
 			start := time.Now()
-			r, err := p.Call(ctx, &Request{CallID: "fault", Workspace: ws, Library: lib, Function: tc.fn, Timeout: tc.timeout}, nil)
-			elapsed := time.Since(start)
-			w := tc.want
-			switch {
-			case w.timeout:
-				var te *TimeoutError
-				if !errors.As(err, &te) || !errors.Is(err, ErrTimeout) {
-					t.Fatalf("err = %v, want a timeout", err)
-				}
-				if te.Killed != w.killed {
-					t.Errorf("Killed = %v, want %v", te.Killed, w.killed)
-				}
-				if elapsed > 3*time.Second {
-					t.Errorf("the timed-out call took %v", elapsed)
-				}
-			case w.cancelled:
-				if !errors.Is(err, ErrCancelled) || !errors.Is(err, context.Canceled) {
-					t.Fatalf("err = %v, want a cancellation", err)
-				}
-			case w.crash != 0:
-				var ce *CrashError
-				if !errors.As(err, &ce) {
-					t.Fatalf("err = %v, want a crash", err)
-				}
-				if ce.Cause != w.crash || ce.ExitCode != w.exitCode || ce.Signal != w.signal {
-					t.Errorf("crash = cause %d exit %d signal %v (%s), want cause %d exit %d signal %v",
-						ce.Cause, ce.ExitCode, ce.Signal, ce.Reason, w.crash, w.exitCode, w.signal)
-				}
-				if w.signal == syscall.SIGSEGV && !strings.Contains(strings.Join(ce.Stderr, "\n"), "Segmentation fault") {
-					t.Errorf("stderr tail lacks the fault report: %q", ce.Stderr)
-				}
-			case err != nil:
-				t.Fatalf("err = %v", err)
-			case w.exception != "":
-				if r.Exception == nil || r.Exception.Type != w.exception || r.Exception.Traceback == "" {
-					t.Fatalf("exception = %+v, want %s with a traceback", r.Exception, w.exception)
-				}
-			case w.value != "":
-				wantValue(t, r, w.value)
-			}
-
-			switch tc.fn {
-			case "tool_print_100mb":
-				if got, d := outBytes.Load(), dropped.Load(); got > 2<<20 || d < 90<<20 {
-					t.Errorf("captured %d bytes, dropped %d: want about 1 MiB kept and the rest counted", got, d)
-				}
-			case "tool_fd_100mb":
-				deadline := time.Now().Add(5 * time.Second)
-				for outBytes.Load() < 100<<20 && time.Now().Before(deadline) {
-					time.Sleep(10 * time.Millisecond)
-				}
-				if got := outBytes.Load(); got < 100<<20 {
-					t.Errorf("drained %d bytes of fd output, want 100 MiB", got)
-				}
-			case "tool_close_fds":
-				outBytes.Store(0)
-				wantValue(t, mustCall(t, p, ws, lib, "tool_print_after", "{}"), `"ok"`)
-			case "tool_big_string":
-				if len(r.Value) != 50<<20+2 {
-					t.Errorf("value of %d bytes, want %d", len(r.Value), 50<<20+2)
-				}
-			case "tool_fork_child":
-				checkForkedChildren(t, p, r, tag)
-				return // the check closed the pool
-			case "tool_break_worker":
-				_, err := p.Call(context.Background(), &Request{Workspace: ws, Library: lib, Function: "tool_inc"}, nil)
-				var ce *CrashError
-				if !errors.As(err, &ce) || ce.Cause != CauseExit || !strings.Contains(ce.Reason, "internally") {
-					t.Fatalf("call after sabotage: err = %v, want an internal crash", err)
-				}
-				w.stateReset = true
-			}
-
-			// The pool is still up; the state survived unless the worker died.
-			next := mustCall(t, p, ws, lib, "tool_inc", "{}")
-			if w.stateReset {
-				wantValue(t, next, "1")
-				if !next.StateReset {
-					t.Error("the call after the crash does not report a state reset")
-				}
-			} else {
-				wantValue(t, next, "2")
-				if next.StateReset {
-					t.Error("unexpected state reset")
-				}
-			}
-			if again := mustCall(t, p, ws, lib, "tool_inc", "{}"); again.StateReset {
-				t.Error("state reset reported twice")
+			r, err := f.call(tc.fn, tc.timeout, tc.cancel)
+			checkFaultOutcome(t, tc.want, r, err, time.Since(start))
+			reset, closed := f.followUp(t, tc.fn, r)
+			if !closed {
+				f.checkState(t, tc.want.stateReset || reset)
 			}
 		})
+	}
+}
+
+// faultRun is a pool with one warm call of faultLib, counting its output.
+type faultRun struct {
+	p                 *Pool
+	tag               string
+	lib               Library
+	ws                string
+	outBytes, dropped atomic.Int64
+}
+
+func newFaultRun(t *testing.T) *faultRun {
+	f := &faultRun{}
+	f.p, f.tag = testPool(t, &Options{CancelGrace: 300 * time.Millisecond, OnOutput: func(o Output) {
+		f.outBytes.Add(int64(len(o.Data)))
+		f.dropped.Add(o.Dropped)
+	}})
+	f.lib = writeLib(t, "faults", faultLib)
+	f.ws = t.TempDir()
+	wantValue(t, mustCall(t, f.p, f.ws, f.lib, "tool_inc", "{}"), "1")
+	return f
+}
+
+// call calls fn with a time limit, cancelling its context after cancel.
+func (f *faultRun) call(fn string, timeout, cancel time.Duration) (*Reply, error) {
+	ctx := context.Background()
+	if cancel > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithCancel(ctx)
+		time.AfterFunc(cancel, stop)
+	}
+	return f.p.Call(ctx, &Request{CallID: "fault", Workspace: f.ws, Library: f.lib, Function: fn, Timeout: timeout}, nil)
+}
+
+func checkFaultOutcome(t *testing.T, w faultWant, r *Reply, err error, elapsed time.Duration) {
+	t.Helper()
+	switch {
+	case w.timeout:
+		var te *TimeoutError
+		if !errors.As(err, &te) || !errors.Is(err, ErrTimeout) {
+			t.Fatalf("err = %v, want a timeout", err)
+		}
+		if te.Killed != w.killed {
+			t.Errorf("Killed = %v, want %v", te.Killed, w.killed)
+		}
+		if elapsed > 3*time.Second {
+			t.Errorf("the timed-out call took %v", elapsed)
+		}
+	case w.cancelled:
+		if !errors.Is(err, ErrCancelled) || !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want a cancellation", err)
+		}
+	case w.crash != 0:
+		var ce *CrashError
+		if !errors.As(err, &ce) {
+			t.Fatalf("err = %v, want a crash", err)
+		}
+		if ce.Cause != w.crash || ce.ExitCode != w.exitCode || ce.Signal != w.signal {
+			t.Errorf("crash = cause %d exit %d signal %v (%s), want cause %d exit %d signal %v",
+				ce.Cause, ce.ExitCode, ce.Signal, ce.Reason, w.crash, w.exitCode, w.signal)
+		}
+		if w.signal == syscall.SIGSEGV && !strings.Contains(strings.Join(ce.Stderr, "\n"), "Segmentation fault") {
+			t.Errorf("stderr tail lacks the fault report: %q", ce.Stderr)
+		}
+	case err != nil:
+		t.Fatalf("err = %v", err)
+	case w.exception != "":
+		if r.Exception == nil || r.Exception.Type != w.exception || r.Exception.Traceback == "" {
+			t.Fatalf("exception = %+v, want %s with a traceback", r.Exception, w.exception)
+		}
+	case w.value != "":
+		wantValue(t, r, w.value)
+	}
+}
+
+// followUp makes the checks particular to fn; it reports whether the
+// worker was lost meanwhile, and whether the pool was closed.
+func (f *faultRun) followUp(t *testing.T, fn string, r *Reply) (reset, closed bool) {
+	t.Helper()
+	switch fn {
+	case "tool_print_100mb":
+		if got, d := f.outBytes.Load(), f.dropped.Load(); got > 2<<20 || d < 90<<20 {
+			t.Errorf("captured %d bytes, dropped %d: want about 1 MiB kept and the rest counted", got, d)
+		}
+	case "tool_fd_100mb":
+		deadline := time.Now().Add(5 * time.Second)
+		for f.outBytes.Load() < 100<<20 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if got := f.outBytes.Load(); got < 100<<20 {
+			t.Errorf("drained %d bytes of fd output, want 100 MiB", got)
+		}
+	case "tool_close_fds":
+		f.outBytes.Store(0)
+		wantValue(t, mustCall(t, f.p, f.ws, f.lib, "tool_print_after", "{}"), `"ok"`)
+	case "tool_big_string":
+		if len(r.Value) != 50<<20+2 {
+			t.Errorf("value of %d bytes, want %d", len(r.Value), 50<<20+2)
+		}
+	case "tool_fork_child":
+		checkForkedChildren(t, f.p, r, f.tag)
+		return false, true
+	case "tool_break_worker":
+		_, err := f.p.Call(context.Background(), &Request{Workspace: f.ws, Library: f.lib, Function: "tool_inc"}, nil)
+		var ce *CrashError
+		if !errors.As(err, &ce) || ce.Cause != CauseExit || !strings.Contains(ce.Reason, "internally") {
+			t.Fatalf("call after sabotage: err = %v, want an internal crash", err)
+		}
+		return true, false
+	}
+	return false, false
+}
+
+// checkState checks that the pool is still up, and that the library's
+// state survived unless the worker died.
+func (f *faultRun) checkState(t *testing.T, reset bool) {
+	t.Helper()
+	next := mustCall(t, f.p, f.ws, f.lib, "tool_inc", "{}")
+	if reset {
+		wantValue(t, next, "1")
+		if !next.StateReset {
+			t.Error("the call after the crash does not report a state reset")
+		}
+	} else {
+		wantValue(t, next, "2")
+		if next.StateReset {
+			t.Error("unexpected state reset")
+		}
+	}
+	if again := mustCall(t, f.p, f.ws, f.lib, "tool_inc", "{}"); again.StateReset {
+		t.Error("state reset reported twice")
 	}
 }
 

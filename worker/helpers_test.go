@@ -188,3 +188,46 @@ func (h *fakeHost) Generate(ctx context.Context, r GenerateRequest) (string, err
 func (h *fakeHost) Discussion(ctx context.Context) json.RawMessage {
 	return json.RawMessage(`[{"role":"user","content":"hi"}]`)
 }
+
+// eventHost is a fakeHost that also takes a call's output, progress, log
+// records and service requests.
+type eventHost struct {
+	fakeHost
+	emu      sync.Mutex
+	outputs  []Output
+	progress []Progress
+	logs     []LogRecord
+	services []string
+	slow     time.Duration // each event takes this long to deliver
+}
+
+func (h *eventHost) Output(o Output) {
+	time.Sleep(h.slow)
+	h.emu.Lock()
+	defer h.emu.Unlock()
+	h.outputs = append(h.outputs, o)
+}
+
+func (h *eventHost) Progress(ctx context.Context, p Progress) {
+	time.Sleep(h.slow)
+	h.emu.Lock()
+	defer h.emu.Unlock()
+	h.progress = append(h.progress, p)
+}
+
+func (h *eventHost) Log(ctx context.Context, r LogRecord) {
+	time.Sleep(h.slow)
+	h.emu.Lock()
+	defer h.emu.Unlock()
+	h.logs = append(h.logs, r)
+}
+
+func (h *eventHost) Service(ctx context.Context, name string, params json.RawMessage) (json.RawMessage, error) {
+	h.emu.Lock()
+	h.services = append(h.services, name+" "+string(params))
+	h.emu.Unlock()
+	if name == "fail" {
+		return nil, fmt.Errorf("service %s is broken", name)
+	}
+	return json.RawMessage(fmt.Sprintf(`{"service":%q,"params":%s}`, name, params)), nil
+}

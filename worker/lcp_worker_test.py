@@ -10,13 +10,15 @@ import struct
 import sys
 import tempfile
 import threading
+import time
 import unittest
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lcp_worker as w  # noqa: E402
 
 
-class Thing(object):
+class Thing:
     def __repr__(self):
         return "<Thing>"
 
@@ -25,7 +27,7 @@ class ToJSONTest(unittest.TestCase):
     def check(self, value, want, notes=None):
         data, got_notes = w.to_json(value)
         self.assertEqual(json.loads(data), want)
-        self.assertEqual(got_notes, notes)
+        self.assertEqual(None if got_notes is None else [n.to_json() for n in got_notes], notes)
 
     def test_plain(self):
         self.check({"a": [1, 2.5, None, True, "x"]}, {"a": [1, 2.5, None, True, "x"]})
@@ -74,7 +76,7 @@ class ToJSONTest(unittest.TestCase):
 
 class CallPlanTest(unittest.TestCase):
     def bind(self, fn, args):
-        return w.CallPlan(fn).bind(args, lambda name: "<%s>" % name)
+        return w.CallPlan(fn).bind(args, lambda name: f"<{name}>")
 
     def test_filtering(self):
         def f(a, b=2, *, c):
@@ -88,6 +90,7 @@ class CallPlanTest(unittest.TestCase):
         self.assertEqual(pos, [])
         self.assertEqual(kw["zz"], 9)
         self.assertEqual(kw["tool_context"], "<tool_context>")
+        # The event handlers are not given through **kwargs.
         self.assertEqual(sorted(kw), ["a", "discussion_instance", "lollms_client_instance",
                                       "tool_context", "user_interaction_handler", "zz"])
 
@@ -95,6 +98,13 @@ class CallPlanTest(unittest.TestCase):
         def f(x, tool_context=None):
             pass
         self.assertEqual(self.bind(f, {"x": 1}), ([], {"x": 1, "tool_context": "<tool_context>"}))
+
+    def test_event_handlers_declared(self):
+        def f(x, progress_handler=None, *, log_handler=None, **kw):
+            pass
+        _, kw = self.bind(f, {"x": 1})
+        self.assertEqual(kw["progress_handler"], "<progress_handler>")
+        self.assertEqual(kw["log_handler"], "<log_handler>")
 
     def test_positional_only(self):
         def f(a, b=2, /, c=3):
@@ -120,24 +130,118 @@ class ExceptionTest(unittest.TestCase):
             raise KeyError("k")
         except KeyError as e:
             d = w.describe_exception(e)
-        self.assertEqual(d["type"], "KeyError")
-        self.assertEqual(d["message"], "'k'")
-        self.assertTrue(d["traceback"].startswith("Traceback (most recent call last):\n"))
-        self.assertTrue(d["traceback"].endswith("KeyError: 'k'\n"))
+        self.assertEqual(d.type, "KeyError")
+        self.assertEqual(d.message, "'k'")
+        self.assertTrue(d.traceback.startswith("Traceback (most recent call last):\n"))
+        self.assertTrue(d.traceback.endswith("KeyError: 'k'\n"))
+        self.assertEqual(sorted(d.to_json()), ["message", "traceback", "type"])
 
     def test_empty_message(self):
         d = w.describe_exception(SystemExit())
-        self.assertEqual((d["type"], d["message"]), ("SystemExit", ""))
+        self.assertEqual((d.type, d.message), ("SystemExit", ""))
 
 
 class FrameTest(unittest.TestCase):
+    def pipe_with(self, data):
+        r, wfd = os.pipe()
+        os.write(wfd, data)
+        os.close(wfd)
+        self.addCleanup(os.close, r)
+        return w.FrameReader(r)
+
     def test_round_trip(self):
         data = w.encode_frame({"type": "x", "n": 1}, b'{"raw":\n1}')
-        (n,) = struct.unpack(">I", data[:4])
-        self.assertEqual(n, len(data) - 4)
-        header, payload = w.split_frame(data[4:])
+        magic, n, crc = struct.unpack(">4sII", data[:12])
+        self.assertEqual((magic, n, crc), (b"LCP2", len(data) - 12, zlib.crc32(data[12:])))
+        header, payload = w.split_frame(data[12:])
         self.assertEqual(header, {"type": "x", "n": 1})
         self.assertEqual(payload, b'{"raw":\n1}')
+
+    def test_reader(self):
+        frames = w.encode_frame({"type": "call", "id": 1}) + w.encode_frame({"type": "cancel", "id": 1})
+        r = self.pipe_with(frames)
+        self.assertEqual(r.read(), {"type": "call", "id": 1})
+        self.assertEqual(r.read(), {"type": "cancel", "id": 1})
+        self.assertIsNone(r.read())
+
+    def test_violations(self):
+        good = w.encode_frame({"type": "call", "id": 1})
+        for name, data in (("junk", b"junk and more junk"),
+                           ("checksum", good[:-2] + b"x}"),
+                           ("too large", struct.pack(">4sII", b"LCP2", w.MAX_FRAME + 1, 0)),
+                           ("not an object", w.encode_frame({"type": "x"})[:12 - 8] +
+                            struct.pack(">II", 2, zlib.crc32(b"[]")) + b"[]")):
+            with self.subTest(name):
+                with self.assertRaises(w.ProtocolViolation):
+                    self.pipe_with(data).read()
+
+    def test_send_value(self):
+        r, wfd = os.pipe()
+        self.addCleanup(os.close, r)
+        out = w.FrameWriter(wfd)
+        out.send_value(5, b'{"a":1}')
+        os.close(wfd)
+        body = w.FrameReader(r).read_body()
+        self.assertEqual(w.split_frame(body), ({"type": "result", "id": 5}, b'{"a":1}'))
+
+
+LIB = '''
+import asyncio, sys, threading, time
+N = 0
+OUT = sys.stdout
+
+def tool_inc(step: int = 1):
+    global N
+    N += step
+    return N
+
+def tool_ask(user_interaction_handler=None):
+    return user_interaction_handler({'type': 'text'})
+
+async def tool_async():
+    await asyncio.sleep(0)
+    return b'ok'
+
+def tool_sleep(seconds: float = 10):
+    time.sleep(seconds)
+    return "slept"
+
+def tool_loop():
+    while True:
+        pass
+
+def tool_print(n: int = 3):
+    for i in range(n):
+        print("line", i, file=OUT)
+    t = threading.Thread(target=lambda: print("from a thread", file=OUT))
+    t.start()
+    t.join()
+    return "printed"
+
+def tool_progress(progress_handler, n: int = 1000):
+    for i in range(n):
+        progress_handler(i + 1, total=n, message=f"step {i + 1}")
+    return "done"
+
+def tool_log(log_handler, n: int = 3):
+    for i in range(n):
+        log_handler(f"record {i}", level="warning" if i else "info", data={"i": i, "b": b"x"} if i == 1 else None)
+    return "logged"
+
+def tool_bad_level(log_handler):
+    log_handler("x", level="loud")
+
+def tool_service(name: str, params=None, lollms_client_instance=None):
+    helper = type(lollms_client_instance).__init__.__globals__["_host_service"]
+    return helper(name, params)
+
+def tool_kwargs(**kw):
+    return sorted(kw)
+
+def outer():
+    def tool_inner():
+        pass
+'''
 
 
 class WorkerTest(unittest.TestCase):
@@ -147,70 +251,186 @@ class WorkerTest(unittest.TestCase):
         self.dir = tempfile.mkdtemp()
         path = os.path.join(self.dir, "lib.py")
         with open(path, "w") as f:
-            f.write(
-                "import asyncio\n"
-                "N = 0\n"
-                "def tool_inc(step: int = 1):\n"
-                "    global N\n"
-                "    N += step\n"
-                "    return N\n"
-                "def tool_ask(user_interaction_handler=None):\n"
-                "    return user_interaction_handler({'type': 'text'})\n"
-                "async def tool_async():\n"
-                "    await asyncio.sleep(0)\n"
-                "    return b'ok'\n"
-                "def outer():\n"
-                "    def tool_inner():\n"
-                "        pass\n"
-            )
-        r1, self.req_w = os.pipe()
-        self.rep_r, w1 = os.pipe()
-        self.worker = w.Worker(r1, w1, {"library": {"path": path, "stem": "lib"}}, exit_on_eof=False)
+            f.write(LIB)
+        call_r, self.call_w = os.pipe()
+        side_r, self.side_w = os.pipe()
+        self.rep_r, rep_w = os.pipe()
+        self.devnull = os.open(os.devnull, os.O_WRONLY)
+        config = w.WorkerConfig(w.LibrarySpec(path, "lib", ""), output_limit=100)
+        self.worker = w.Worker(config, call_fd=call_r, side_fd=side_r, reply_fd=rep_w, exit_on_eof=False)
         self.thread = threading.Thread(target=self.worker.serve, daemon=True)
         self.thread.start()
-        self.reader = os.fdopen(self.rep_r, "rb")
+        self.reader = w.FrameReader(self.rep_r)
         self.assertEqual(self.next()[0]["type"], "hello")
+        self.ids = iter(range(1, 1000))
 
     def tearDown(self):
-        os.close(self.req_w)
+        os.close(self.call_w)
+        os.close(self.side_w)
         self.thread.join(5)
-        self.reader.close()
+        os.close(self.rep_r)
+        os.close(self.devnull)
 
-    def send(self, header, payload=None):
-        w.write_all(self.req_w, w.encode_frame(header, payload))
+    def send(self, msg, side=False):
+        w.write_all(self.side_w if side else self.call_w, w.encode_frame(msg))
 
     def next(self):
-        return w.split_frame(w.read_frame(self.reader))
+        return w.split_frame(self.reader.read_body())
 
-    def call(self, i, fn, args="{}", h=(False, False)):
-        self.send({"type": "call", "id": i, "fn": fn, "h": list(h)},
-                  ('{"args":%s,"context":{},"config":{}}' % args).encode())
+    def call(self, fn, args=None, h=(False, False), ev=(False, False), side=False, config=None):
+        i = next(self.ids)
+        msg = {"type": "call", "id": i, "fn": fn, "h": list(h), "ev": list(ev),
+               "args": args or {}, "context": {}}
+        if config is not None:
+            msg["config"] = config
+        self.send(msg, side)
+        return i
 
-    def result(self):
+    def frames_until_result(self, call_id):
+        frames = []
         while True:
             header, payload = self.next()
-            if header["type"] == "result":
-                return header, payload
+            frames.append((header, payload))
+            if header["type"] == "result" and header["id"] == call_id:
+                return frames
+
+    def result(self, call_id):
+        return self.frames_until_result(call_id)[-1]
 
     def test_calls(self):
-        self.call(1, "tool_inc", '{"step": 2, "unknown": 1}')
-        self.assertEqual(self.result(), ({"type": "result", "id": 1}, b"2"))
-        self.call(2, "tool_async")
-        header, payload = self.result()
+        i = self.call("tool_inc", {"step": 2, "unknown": 1}, config={})
+        self.assertEqual(self.result(i), ({"type": "result", "id": i}, b"2"))
+        i = self.call("tool_async")
+        header, payload = self.result(i)
         self.assertEqual(payload, b'"b2s="')
         self.assertEqual(header["converted"], [{"path": "", "from": "bytes", "to": "base64"}])
-        self.call(3, "tool_inner")
-        self.assertTrue(self.result()[0]["not_module_level"])
-        self.call(4, "tool_inc", '{"step": "x"}')
-        self.assertEqual(self.result()[0]["exception"]["type"], "TypeError")
+        i = self.call("tool_inner")
+        self.assertTrue(self.result(i)[0]["not_module_level"])
+        i = self.call("tool_inc", {"step": "x"})
+        self.assertEqual(self.result(i)[0]["exception"]["type"], "TypeError")
+        i = self.call("tool_kwargs")
+        self.assertEqual(json.loads(self.result(i)[1]),
+                         ["discussion_instance", "lollms_client_instance", "tool_context",
+                          "user_interaction_handler"])
+        self.send({"type": "load", "id": 99})
+        self.assertIn("tool_progress", self.result(99)[0]["functions"])
 
     def test_host_request(self):
-        self.call(1, "tool_ask", h=(False, True))
+        i = self.call("tool_ask", h=(False, True))
         header, payload = self.next()
-        self.assertEqual((header["type"], header["kind"]), ("request", "interact"))
+        self.assertEqual((header["type"], header["kind"], header["id"]), ("request", "interact", i))
         self.assertEqual(json.loads(payload), {"type": "text"})
-        self.send({"type": "answer", "rid": header["rid"]}, b'"yes"')
-        self.assertEqual(self.result()[1], b'"yes"')
+        self.send({"type": "answer", "rid": header["rid"], "value": "yes"}, side=True)
+        self.assertEqual(self.result(i)[1], b'"yes"')
+
+    def test_overlapping_calls_and_cancel(self):
+        slow = self.call("tool_sleep", {"seconds": 0.5})
+        loop = self.call("tool_loop", side=True)
+        quick = self.call("tool_inc", side=True)
+        self.assertEqual(self.result(quick)[1], b"1")
+        self.send({"type": "cancel", "id": loop}, side=True)
+        self.assertEqual(self.result(loop)[0], {"type": "result", "id": loop, "cancelled": True})
+        self.assertEqual(self.result(slow)[1], b'"slept"')
+
+    def test_cancel_before_call(self):
+        # A cancellation may overtake its call (another pipe).
+        self.send({"type": "cancel", "id": 500}, side=True)
+        time.sleep(0.05)
+        self.send({"type": "call", "id": 500, "fn": "tool_loop", "args": {}, "context": {}})
+        self.assertEqual(self.result(500)[0], {"type": "result", "id": 500, "cancelled": True})
+
+    def test_output_precedes_result(self):
+        w._install_thread_inheritance()  # what the worker process does at start
+        self.result(self.call("tool_inc"))  # loads the module
+        self.worker.library.module.OUT = w.RoutedStream("stdout", 0, self.devnull)
+        i = self.call("tool_print", {"n": 30})
+        frames = self.frames_until_result(i)
+        text = b"".join(p for h, p in frames if h["type"] == "output" and "dropped" not in h)
+        self.assertEqual(len(text), 100)  # the output limit
+        self.assertTrue(text.startswith(b"line 0\nline 1\n"))
+        dropped = [h["dropped"] for h, _ in frames if h.get("dropped")]
+        self.assertEqual(sum(dropped) + len(text), sum(len(f"line {k}\n") for k in range(30)) + 14)
+        self.assertEqual(frames[-1][1], b'"printed"')
+
+    def test_progress_is_coalesced(self):
+        i = self.call("tool_progress", {"n": 5000}, ev=(True, False))
+        frames = self.frames_until_result(i)
+        progress = [json.loads(p) for h, p in frames if h["type"] == "progress"]
+        self.assertLess(len(progress), 20)
+        self.assertEqual(progress[-1], {"progress": 5000.0, "total": 5000.0, "message": "step 5000"})
+        # Without a listening host, nothing is sent.
+        i = self.call("tool_progress", {"n": 10})
+        self.assertEqual([h["type"] for h, _ in self.frames_until_result(i)], ["result"])
+
+    def test_logs(self):
+        i = self.call("tool_log", {"n": 3}, ev=(False, True))
+        frames = self.frames_until_result(i)
+        records = [r for h, p in frames if h["type"] == "log" for r in json.loads(p)]
+        self.assertEqual(records, [
+            {"level": "info", "message": "record 0"},
+            {"level": "warning", "message": "record 1", "data": {"i": 1, "b": "eA=="}},
+            {"level": "warning", "message": "record 2"},
+        ])
+        i = self.call("tool_log", {"n": 1000}, ev=(False, True))
+        frames = self.frames_until_result(i)
+        records = [r for h, p in frames if h["type"] == "log" for r in json.loads(p)]
+        self.assertLess(len(records), 1000)
+        self.assertIn("log records dropped", records[-1]["message"])
+        i = self.call("tool_bad_level", ev=(False, True))
+        exc = self.result(i)[0]["exception"]
+        self.assertEqual(exc["type"], "ValueError")
+        self.assertIn("unknown log level 'loud'", exc["message"])
+
+    def test_service(self):
+        i = self.call("tool_service", {"name": "echo", "params": {"a": 1}})
+        header, payload = self.next()
+        self.assertEqual((header["kind"], header["name"], json.loads(payload)), ("service", "echo", {"a": 1}))
+        self.send({"type": "answer", "rid": header["rid"], "value": {"result": [1, 2]}}, side=True)
+        self.assertEqual(self.result(i)[1], b"[1,2]")
+        i = self.call("tool_service", {"name": "fail"})
+        header, _ = self.next()
+        self.send({"type": "answer", "rid": header["rid"], "value": {"error": "no such service"}}, side=True)
+        self.assertEqual(self.result(i)[0]["exception"]["message"], "no such service")
+
+
+class AdaptiveSpinTest(unittest.TestCase):
+    def test_spins_only_after_quick_gaps(self):
+        r, wfd = os.pipe()
+        self.addCleanup(os.close, r)
+        self.addCleanup(os.close, wfd)
+        spin = w.AdaptiveSpin(r)
+        spin.enabled = True
+        spin._cpu_busy = lambda: False  # whatever the machine is doing meanwhile
+        spin.replied()
+        t0 = time.perf_counter()
+        spin.wait()  # no history of quick calls yet: no spinning
+        self.assertLess(time.perf_counter() - t0, spin.BUDGET)
+        for _ in range(5):
+            spin.replied()
+            spin.arrived()
+        spin.replied()
+        t0 = time.perf_counter()
+        spin.wait()  # nothing comes: spins for the budget
+        self.assertGreaterEqual(time.perf_counter() - t0, spin.BUDGET * 0.9)
+        for _ in range(3):  # slow gaps stop it
+            spin._replied = time.perf_counter() - 1
+            spin.arrived()
+        spin.replied()
+        t0 = time.perf_counter()
+        spin.wait()
+        self.assertLess(time.perf_counter() - t0, spin.BUDGET)
+
+
+class BusyTest(unittest.TestCase):
+    def test_runnable_threads(self):
+        if sys.platform.startswith("linux"):
+            self.assertGreaterEqual(w._runnable_threads(), 1)  # this test runs
+        r, wfd = os.pipe()
+        self.addCleanup(os.close, r)
+        self.addCleanup(os.close, wfd)
+        spin = w.AdaptiveSpin(r)
+        spin._cpus = 0  # every machine is then busy, where the kernel says so
+        self.assertEqual(spin._cpu_busy(), w._runnable_threads() > 0)
 
 
 class CompatibilityTest(unittest.TestCase):

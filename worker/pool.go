@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,6 +31,10 @@ type Pool struct {
 	opts Options
 	log  *slog.Logger
 	seq  atomic.Uint64
+
+	// Callers polling a reply pipe (see spinner), at most maxSpinning.
+	spinning    atomic.Int32
+	maxSpinning int32
 
 	interpMu  sync.Mutex
 	interpExe string
@@ -101,6 +106,7 @@ func NewPool(opts *Options) *Pool {
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
+	p.maxSpinning = int32(runtime.GOMAXPROCS(0) - 1)
 	return p
 }
 
@@ -178,6 +184,9 @@ func (p *Pool) run(ctx context.Context, op string, req *Request, host Host) (*in
 			pr.resetPending.Store(true)
 		}
 		return nil, nil, false, err
+	}
+	if h.LoadError == nil && h.Internal == nil && !h.Cancelled {
+		pr.loaded.Store(true)
 	}
 	switch {
 	case h.Internal != nil:
@@ -282,11 +291,11 @@ func (g *group) pick() *slot {
 func (p *Pool) procFor(ctx context.Context, s *slot, fn string) (*proc, error) {
 	s.mu.Lock()
 	if pr := s.cur; pr != nil {
-		if !pr.isDead() {
+		if !pr.isDead() && !pr.doomed.Load() {
 			s.mu.Unlock()
 			return pr, nil
 		}
-		// Dead, but its monitor has not told the slot yet.
+		// Dead or being killed, but its monitor has not told the slot yet.
 		s.cur = nil
 		if !pr.closing.Load() {
 			s.reset = true
@@ -395,8 +404,9 @@ func (p *Pool) removeProc(pr *proc) {
 // with a proxy, or None for a handler that is gone. Later calls carry their
 // own Request.Handlers, which have the same effect when they differ.
 func (p *Pool) SetHandlers(confirm, interact bool) {
+	frame := appendFrame(nil, []byte(fmt.Sprintf(`{"type":"handlers","confirm":%t,"interact":%t}`, confirm, interact)))
 	for _, pr := range p.liveProcs(nil) {
-		pr.sendAsync(handlersHeader{Type: "handlers", Confirm: confirm, Interact: interact})
+		pr.sendAsync(frame)
 	}
 }
 

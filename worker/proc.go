@@ -1,17 +1,15 @@
 package worker
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/exec"
-	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,22 +34,28 @@ type proc struct {
 	lastUsed     atomic.Int64 // unix nanoseconds of the last call's end
 	resetPending atomic.Bool
 	closing      atomic.Bool
+	doomed       atomic.Bool // the engine is killing it: new calls go elsewhere
+	loaded       atomic.Bool // the library is loaded: calls no longer carry its config
 
-	wmu sync.Mutex
-	w   *os.File // request pipe (engine -> worker)
+	callPipe *pipeWriter // calls sent while no other call is in flight (fd 3)
+	sidePipe *pipeWriter // everything else (fd 6)
 
-	r       *os.File // reply pipe
+	reader // the reply pipe (fd 4), see reader.go
+
 	statusR *os.File // guardian's status pipe
 	outR    *os.File
 	errR    *os.File
 
-	hello      chan *inHeader
-	readerDone chan struct{}
-	drains     sync.WaitGroup
-	dead       chan struct{}
+	hello  chan *inHeader
+	drains sync.WaitGroup
+	dead   chan struct{}
 
 	mu         sync.Mutex
-	calls      map[uint64]*pcall
+	calls      map[uint64]*pcall // calls whose result has not arrived; nil once dead
+	lead       *pcall            // the call whose goroutine reads the reply pipe
+	watching   bool              // the watcher reads the reply pipe
+	started    uint64            // calls started, for idle checks
+	idleCheck  bool              // an idle check is scheduled
 	crash      *CrashError
 	killCause  CrashCause
 	killReason string
@@ -61,11 +65,15 @@ type proc struct {
 
 // pcall is a call in flight on a proc.
 type pcall struct {
-	id     uint64
-	callID string
-	host   Host
-	ctx    context.Context
-	done   chan frameIn
+	id      uint64
+	callID  string
+	host    Host
+	ctx     context.Context // ends with the call; given to the host
+	cancel  context.CancelFunc
+	sent    time.Time
+	done    chan frameIn               // the result frame
+	promote chan struct{}              // the lead passes to this call
+	events  atomic.Pointer[callEvents] // made by the reader on the first event
 }
 
 type frameIn struct {
@@ -73,186 +81,28 @@ type frameIn struct {
 	payload []byte
 }
 
-type callHeader struct {
-	Type string  `json:"type"`
-	ID   uint64  `json:"id"`
-	CID  string  `json:"cid,omitempty"`
-	Fn   string  `json:"fn,omitempty"`
-	H    [2]bool `json:"h"`
-	LLM  bool    `json:"llm,omitempty"`
-	Disc bool    `json:"disc,omitempty"`
+// pipeWriter writes whole frames to a pipe towards the worker.
+type pipeWriter struct {
+	mu sync.Mutex
+	f  *os.File
 }
 
-type idHeader struct {
-	Type string `json:"type"`
-	ID   uint64 `json:"id,omitempty"`
-	RID  uint64 `json:"rid,omitempty"`
+func (w *pipeWriter) write(b []byte) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return os.ErrClosed
+	}
+	_, err := w.f.Write(b)
+	return err
 }
 
-type handlersHeader struct {
-	Type     string `json:"type"`
-	Confirm  bool   `json:"confirm"`
-	Interact bool   `json:"interact"`
-}
-
-type initFrame struct {
-	Library struct {
-		Path string `json:"path"`
-		Stem string `json:"stem"`
-		Code string `json:"code,omitempty"`
-	} `json:"library"`
-	MemoryLimit int64 `json:"memory_limit,omitempty"`
-	MaxResult   int   `json:"max_result"`
-	OutputLimit int   `json:"output_limit"`
-	WantCode    bool  `json:"want_code,omitempty"`
-}
-
-// spawn starts a worker for the group's library and waits for its hello.
-func (p *Pool) spawn(g *group, s *slot) (*proc, error) {
-	python, exe, err := p.interpreter()
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := os.Stat(g.workspace); err != nil {
-		return nil, fmt.Errorf("worker: workspace: %w", err)
-	} else if !fi.IsDir() {
-		return nil, fmt.Errorf("worker: workspace %q is not a directory", g.workspace)
-	}
-
-	var files []*os.File
-	closeAll := func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}
-	pipe := func() (r, w *os.File, err error) {
-		r, w, err = os.Pipe()
-		if err == nil {
-			files = append(files, r, w)
-		}
-		return r, w, err
-	}
-	reqR, reqW, err1 := pipe()
-	repR, repW, err2 := pipe()
-	stR, stW, err3 := pipe()
-	outR, outW, err4 := pipe()
-	errR, errW, err5 := pipe()
-	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
-		closeAll()
-		return nil, fmt.Errorf("worker: pipes: %w", err)
-	}
-
-	env := append(os.Environ(), p.opts.Env...)
-	if p.opts.MemoryLimit > 0 && os.Getenv("MALLOC_ARENA_MAX") == "" {
-		// Each glibc arena reserves 64 MiB of address space, which an
-		// RLIMIT_AS budget cannot afford per thread.
-		env = append(env, "MALLOC_ARENA_MAX=2")
-	}
-	cmd := &exec.Cmd{
-		Path:        exe,
-		Args:        []string{python, "-c", bootstrap},
-		Dir:         g.workspace,
-		Env:         env,
-		Stdout:      outW,
-		Stderr:      errW,
-		ExtraFiles:  []*os.File{reqR, repW, stW},
-		SysProcAttr: sysProcAttr(),
-	}
-	started := func() {}
-	if p.opts.Wrap != nil {
-		if started, err = p.opts.Wrap(cmd, g.lib, g.workspace); err != nil {
-			closeAll()
-			return nil, fmt.Errorf("worker: prepare the worker of %s: %w", g.lib.Path, err)
-		}
-	}
-	err = startCmd(cmd)
-	started()
-	if err != nil {
-		closeAll()
-		return nil, &InterpreterError{Python: python, Err: err}
-	}
-	for _, f := range []*os.File{reqR, repW, stW, outW, errW} {
-		f.Close()
-	}
-
-	pr := &proc{
-		pool:       p,
-		slot:       s,
-		lib:        g.lib,
-		workspace:  g.workspace,
-		cmd:        cmd,
-		gpid:       cmd.Process.Pid,
-		maxFrame:   p.opts.MaxResultBytes + 4<<20,
-		w:          reqW,
-		r:          repR,
-		statusR:    stR,
-		outR:       outR,
-		errR:       errR,
-		hello:      make(chan *inHeader, 1),
-		readerDone: make(chan struct{}),
-		dead:       make(chan struct{}),
-		calls:      make(map[uint64]*pcall),
-	}
-	pr.lastUsed.Store(time.Now().UnixNano())
-	if !p.addProc(pr) {
-		killGroup(pr.gpid, syscall.SIGKILL)
-		closeAll()
-		_ = cmd.Wait()
-		return nil, ErrClosed
-	}
-	pr.drains.Add(2)
-	go pr.drain(outR, "stdout")
-	go pr.drain(errR, "stderr")
-	go pr.readLoop(bufio.NewReaderSize(repR, 64<<10))
-	go pr.monitor()
-
-	var init initFrame
-	init.Library.Path = g.lib.Path
-	init.Library.Stem = g.lib.stem()
-	init.Library.Code = g.lib.Code
-	init.MemoryLimit = p.opts.MemoryLimit
-	init.MaxResult = p.opts.MaxResultBytes
-	init.OutputLimit = p.opts.OutputLimit
-	compiled := p.compiledProgram()
-	init.WantCode = compiled == nil
-	first := append(rawFrame(workerSource), rawFrame(compiled)...)
-	first, err = appendFrame(first, init)
-	if err != nil {
-		pr.kill(CauseProtocol, "encoding its start-up frame failed")
-		return nil, err
-	}
-	go func() {
-		// The worker may die before reading; the error then shows as its
-		// death.
-		pr.wmu.Lock()
-		defer pr.wmu.Unlock()
-		if pr.w != nil {
-			_, _ = pr.w.Write(first)
-		}
-	}()
-
-	timer := time.NewTimer(p.opts.StartTimeout)
-	defer timer.Stop()
-	select {
-	case h := <-pr.hello:
-		if h.Error != "" {
-			pr.shutdown()
-			return nil, &InterpreterError{Python: python, Version: h.Python}
-		}
-		if h.Protocol != protocolVersion {
-			pr.kill(CauseProtocol, fmt.Sprintf("it speaks protocol %d, not %d", h.Protocol, protocolVersion))
-			return nil, &ProtocolError{Msg: fmt.Sprintf("worker protocol %d, engine protocol %d", h.Protocol, protocolVersion)}
-		}
-		pr.wpid.Store(int64(h.PID))
-		p.log.Debug("worker started", "library", g.lib.Path, "workspace", g.workspace,
-			"pid", h.PID, "python", h.Python)
-		return pr, nil
-	case <-pr.dead:
-		return nil, &InterpreterError{Python: python, Err: pr.deathError()}
-	case <-timer.C:
-		pr.kill(CauseKilled, "it did not start within "+p.opts.StartTimeout.String())
-		<-pr.dead
-		return nil, &InterpreterError{Python: python, Err: pr.deathError()}
+func (w *pipeWriter) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f != nil {
+		w.f.Close()
+		w.f = nil
 	}
 }
 
@@ -282,29 +132,23 @@ func (pr *proc) deathError() error {
 // call sends one operation and waits for its result, enforcing the time
 // limit and the context.
 func (pr *proc) call(ctx context.Context, op string, req *Request, host Host) (*inHeader, []byte, error) {
-	id := pr.pool.seq.Add(1)
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	pc := &pcall{id: id, callID: req.CallID, host: host, ctx: cctx, done: make(chan frameIn, 1)}
-	pr.mu.Lock()
-	if pr.calls == nil {
-		pr.mu.Unlock()
-		return nil, nil, pr.deathError()
+	pc := &pcall{id: pr.pool.seq.Add(1), callID: req.CallID, host: host,
+		done: make(chan frameIn, 1), promote: make(chan struct{}, 1)}
+	pc.ctx, pc.cancel = context.WithCancel(ctx)
+	defer pc.cancel()
+	overlap, err := pr.register(pc)
+	if err != nil {
+		return nil, nil, err
 	}
-	pr.calls[id] = pc
-	pr.mu.Unlock()
-	defer func() {
-		pr.mu.Lock()
-		if pr.calls != nil {
-			delete(pr.calls, id)
-		}
-		pr.mu.Unlock()
-	}()
-
-	hdr := callHeader{Type: op, ID: id, CID: req.CallID, Fn: req.Function,
-		H: [2]bool{req.Handlers.Confirm, req.Handlers.Interact}, LLM: req.HasLLM, Disc: req.HasDiscussion}
-	if err := pr.send(hdr, []byte(`{"args":`), orEmpty(req.Args), []byte(`,"context":`), orEmpty(req.Context),
-		[]byte(`,"config":`), orEmpty(req.Config), []byte(`}`)); err != nil {
+	size := 160 + len(req.Function) + len(req.Args) + len(req.Context) + len(req.Config)
+	frame := appendCallFrame(make([]byte, 0, size), op, pc.id, req, host, op == "load" || !pr.loaded.Load())
+	pipe := pr.callPipe
+	if overlap {
+		pipe = pr.sidePipe
+	}
+	pc.sent = time.Now()
+	if err := pipe.write(frame); err != nil {
+		pr.release(pc)
 		select {
 		case <-pr.dead:
 		case <-time.After(5 * time.Second):
@@ -313,59 +157,273 @@ func (pr *proc) call(ctx context.Context, op string, req *Request, host Host) (*
 		}
 		return nil, nil, pr.deathError()
 	}
+	f, err := pr.await(ctx, pc, req)
+	if q := pc.events.Load(); q != nil {
+		// The call's events reach its host before its result does.
+		q.wait(ctx)
+	}
+	return f.h, f.payload, err
+}
 
-	var limit <-chan time.Time
+// The phases of a call that is waited for.
+const (
+	running  = iota
+	stopping // the cancel was sent: the tool has CancelGrace to stop
+	killing  // it did not stop: its worker is being killed
+)
+
+// await waits for pc's result. While pc leads it reads the reply pipe
+// itself; otherwise it waits for its frame or for the lead.
+func (pr *proc) await(ctx context.Context, pc *pcall, req *Request) (frameIn, error) {
+	defer pr.release(pc)
+	if ctx.Done() != nil {
+		// A leader parked in poll(2) learns of the cancellation by a kick.
+		stop := context.AfterFunc(ctx, pr.kick)
+		defer stop()
+	}
+	w := &callWait{pr: pr, pc: pc, req: req, ctx: ctx, ctxDone: ctx.Done()}
 	if req.Timeout > 0 {
-		t := time.NewTimer(req.Timeout)
-		defer t.Stop()
-		limit = t.C
+		w.deadline = pc.sent.Add(req.Timeout)
 	}
-	timedOut := false
-	select {
-	case f := <-pc.done:
-		return f.h, f.payload, nil
-	case <-pr.dead:
-		return nil, nil, pr.deathError()
-	case <-limit:
-		timedOut = true
-	case <-ctx.Done():
-		timedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
+	defer w.stopTimer()
+	spin := pr.spin.worth()
+	for {
+		if f, ok := w.result(); ok {
+			if w.phase != running {
+				return frameIn{}, w.stopError()
+			}
+			pr.spin.observe(time.Since(pc.sent))
+			return f, nil
+		}
+		if pr.isDead() {
+			if w.phase == running {
+				return frameIn{}, pr.deathError()
+			}
+			return frameIn{}, w.stopError()
+		}
+		if !w.advance(time.Now()) {
+			return frameIn{}, w.stopError()
+		}
+		if pr.leads(pc) && pr.readFor(pc, w.deadline, spin) {
+			spin = false
+			continue
+		}
+		w.block()
 	}
+}
 
-	// Stop the work: the worker raises inside the tool's thread (or cancels
-	// its task); a tool that does not stop in time loses its worker.
-	pr.sendAsync(idHeader{Type: "cancel", ID: id})
-	cancel()
-	grace := time.NewTimer(pr.pool.opts.CancelGrace)
-	defer grace.Stop()
-	killed := false
+// callWait is the state of a caller waiting for its result.
+type callWait struct {
+	pr      *proc
+	pc      *pcall
+	req     *Request
+	ctx     context.Context
+	ctxDone <-chan struct{} // nil once the cancellation is handled
+
+	phase            int
+	deadline         time.Time // of the phase; zero: none
+	timedOut, killed bool
+	got              *frameIn // a frame block received
+	timer            *time.Timer
+}
+
+// result returns the call's frame if it arrived. A caller that gave up
+// does not take it: it stops the call first.
+func (w *callWait) result() (frameIn, bool) {
+	if w.phase == running && w.ctx.Err() != nil {
+		return frameIn{}, false
+	}
+	if w.got != nil {
+		return *w.got, true
+	}
 	select {
-	case <-pc.done:
-	case <-pr.dead:
-	case <-grace.C:
-		killed = true
+	case f := <-w.pc.done:
+		return f, true
+	default:
+		return frameIn{}, false
+	}
+}
+
+// advance moves the call to its next phase when its context ended or its
+// deadline passed; it reports false when there is nothing left to wait for.
+func (w *callWait) advance(now time.Time) bool {
+	expired := !w.deadline.IsZero() && !now.Before(w.deadline)
+	switch {
+	case w.phase == running && (w.ctx.Err() != nil || expired):
+		w.timedOut = w.ctx.Err() == nil || errors.Is(w.ctx.Err(), context.DeadlineExceeded)
+		// Stop the work: the worker raises inside the tool's thread (or
+		// cancels its task); a tool that does not stop in time loses its
+		// worker.
+		w.pr.sendAsync(cancelFrame(w.pc.id))
+		w.pc.cancel()
+		w.phase, w.deadline, w.ctxDone = stopping, now.Add(w.pr.pool.opts.CancelGrace), nil
+	case w.phase == stopping && expired:
+		w.killed = true
 		what := "cancelled"
-		if timedOut {
+		if w.timedOut {
 			what = "timed out"
 		}
-		pr.kill(CauseKilled, fmt.Sprintf("the engine killed it because a call of %s %s and did not stop within %s",
-			req.Function, what, pr.pool.opts.CancelGrace))
+		w.pr.kill(CauseKilled, fmt.Sprintf("the engine killed it because a call of %s %s and did not stop within %s",
+			w.req.Function, what, w.pr.pool.opts.CancelGrace))
+		w.phase, w.deadline = killing, now.Add(5*time.Second)
+	case w.phase == killing && expired:
+		return false
+	}
+	return true
+}
+
+// block waits, without reading the pipe, for the call's frame, the lead,
+// the context, the phase's deadline or the worker's death.
+func (w *callWait) block() {
+	var timerC <-chan time.Time
+	if !w.deadline.IsZero() {
+		d := time.Until(w.deadline)
+		if w.timer == nil {
+			w.timer = time.NewTimer(d)
+		} else {
+			w.timer.Reset(d)
+		}
+		timerC = w.timer.C
+	}
+	select {
+	case f := <-w.pc.done:
+		w.got = &f
+	case <-w.pc.promote:
+	case <-w.ctxDone:
+	case <-timerC:
+	case <-w.pr.dead:
+	}
+}
+
+func (w *callWait) stopTimer() {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+}
+
+// stopError is the error of a call that was stopped.
+func (w *callWait) stopError() error {
+	if w.timedOut {
+		limit := w.req.Timeout
+		if w.ctx.Err() != nil {
+			limit = 0
+		}
+		return &TimeoutError{Function: w.req.Function, Timeout: limit, Killed: w.killed}
+	}
+	if w.killed {
+		return fmt.Errorf("%w (the worker was killed because the tool did not stop): %w", ErrCancelled, w.ctx.Err())
+	}
+	return fmt.Errorf("%w: %w", ErrCancelled, w.ctx.Err())
+}
+
+// register adds pc to the calls in flight and makes it the reader when
+// nobody reads. It reports whether another call is in flight: the frame
+// then goes to the side pipe, since the worker's call thread may be busy.
+func (pr *proc) register(pc *pcall) (overlap bool, err error) {
+	pr.mu.Lock()
+	if pr.calls == nil {
+		pr.mu.Unlock()
+		return false, pr.deathError()
+	}
+	overlap = len(pr.calls) > 0
+	pr.calls[pc.id] = pc
+	pr.started++
+	kick := false
+	var watcher *os.File
+	if pr.lead == nil {
+		pr.lead = pc
+		kick, watcher = pr.watching, pr.watchFile
+		pr.watching = false
+	}
+	pr.mu.Unlock()
+	if watcher != nil {
+		stopWatcher(watcher) // the watcher leaves the network poller
+	} else if kick {
+		pr.kick() // the watcher leaves its poll(2)
+	}
+	return overlap, nil
+}
+
+// release ends pc's part in the proc: it leaves the calls in flight, and
+// its lead passes to another call, or, when none is left, to the watcher
+// once the proc has been idle for watchDelay.
+func (pr *proc) release(pc *pcall) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if pr.calls != nil {
+		delete(pr.calls, pc.id)
+	}
+	if pr.lead != pc {
+		return
+	}
+	pr.lead = nil
+	for _, next := range pr.calls {
+		pr.lead = next
 		select {
-		case <-pr.dead:
-		case <-time.After(5 * time.Second):
+		case next.promote <- struct{}{}:
+		default:
 		}
+		return
 	}
-	if timedOut {
-		lim := req.Timeout
-		if ctx.Err() != nil {
-			lim = 0
-		}
-		return nil, nil, &TimeoutError{Function: req.Function, Timeout: lim, Killed: killed}
+	pr.scheduleIdleCheck()
+}
+
+func (pr *proc) leads(pc *pcall) bool {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	return pr.lead == pc
+}
+
+// takeCall removes the call whose result arrived.
+func (pr *proc) takeCall(id uint64) *pcall {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	pc := pr.calls[id]
+	delete(pr.calls, id)
+	return pc
+}
+
+// liveCall returns the call in flight with this id, or nil.
+func (pr *proc) liveCall(id uint64) *pcall {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	return pr.calls[id]
+}
+
+// appendCallFrame appends the frame of a call or load: one JSON object
+// written by hand (the arguments are passed through raw).
+func appendCallFrame(dst []byte, op string, id uint64, req *Request, host Host, withConfig bool) []byte {
+	start := len(dst)
+	dst = startFrame(dst)
+	dst = append(dst, `{"type":"`...)
+	dst = append(dst, op...)
+	dst = append(dst, `","id":`...)
+	dst = strconv.AppendUint(dst, id, 10)
+	if req.Function != "" {
+		dst = append(dst, `,"fn":`...)
+		dst = appendJSONString(dst, req.Function)
 	}
-	if killed {
-		return nil, nil, fmt.Errorf("%w (the worker was killed because the tool did not stop): %w", ErrCancelled, ctx.Err())
+	_, progress := host.(ProgressHost)
+	_, logs := host.(LogHost)
+	dst = appendBoolPair(append(dst, `,"h":`...), req.Handlers.Confirm, req.Handlers.Interact)
+	dst = appendBoolPair(append(dst, `,"ev":`...), progress, logs)
+	if req.HasLLM {
+		dst = append(dst, `,"llm":true`...)
 	}
-	return nil, nil, fmt.Errorf("%w: %w", ErrCancelled, ctx.Err())
+	if req.HasDiscussion {
+		dst = append(dst, `,"disc":true`...)
+	}
+	dst = append(append(dst, `,"args":`...), orEmpty(req.Args)...)
+	dst = append(append(dst, `,"context":`...), orEmpty(req.Context)...)
+	if withConfig {
+		dst = append(append(dst, `,"config":`...), orEmpty(req.Config)...)
+	}
+	dst = append(dst, '}')
+	return endFrame(dst, start)
+}
+
+func appendBoolPair(dst []byte, a, b bool) []byte {
+	return append(strconv.AppendBool(append(strconv.AppendBool(append(dst, '['), a), ','), b), ']')
 }
 
 func orEmpty(b json.RawMessage) []byte {
@@ -375,29 +433,20 @@ func orEmpty(b json.RawMessage) []byte {
 	return b
 }
 
-// send writes one frame to the worker.
-func (pr *proc) send(header any, payload ...[]byte) error {
-	buf, err := appendFrame(nil, header, payload...)
-	if err != nil {
-		return err
-	}
-	pr.wmu.Lock()
-	defer pr.wmu.Unlock()
-	if pr.w == nil {
-		return os.ErrClosed
-	}
-	_, err = pr.w.Write(buf)
-	return err
+func cancelFrame(id uint64) []byte {
+	return appendFrame(nil, []byte(`{"type":"cancel","id":`+strconv.FormatUint(id, 10)+`}`))
 }
 
-// sendAsync sends without making the caller wait on a full pipe.
-func (pr *proc) sendAsync(header any, payload ...[]byte) {
-	go func() { _ = pr.send(header, payload...) }()
+// sendAsync sends a frame on the side pipe without making the caller wait
+// on a full pipe.
+func (pr *proc) sendAsync(frame []byte) {
+	go func() { _ = pr.sidePipe.write(frame) }()
 }
 
 // kill kills the worker's process group; the guardian then cleans up and
 // reports, and the monitor declares the proc dead.
 func (pr *proc) kill(cause CrashCause, reason string) {
+	pr.doomed.Store(true)
 	pr.mu.Lock()
 	if pr.killCause == 0 {
 		pr.killCause, pr.killReason = cause, reason
@@ -410,18 +459,14 @@ func (pr *proc) kill(cause CrashCause, reason string) {
 	}
 }
 
-// shutdown stops the proc: close the request pipe (the worker exits), then
+// shutdown stops the proc: close the request pipes (the worker exits), then
 // SIGTERM the guardian (it kills the worker and everything below), then
 // SIGKILL both process groups. Bounded by about three seconds.
 func (pr *proc) shutdown() {
 	pr.closing.Store(true)
 	go func() {
-		pr.wmu.Lock()
-		if pr.w != nil {
-			pr.w.Close()
-			pr.w = nil
-		}
-		pr.wmu.Unlock()
+		pr.callPipe.close()
+		pr.sidePipe.close()
 	}()
 	steps := []func(){
 		func() { killGroup(pr.gpid, syscall.SIGTERM) },
@@ -445,150 +490,6 @@ func (pr *proc) shutdown() {
 	}
 }
 
-// readLoop reads the worker's frames until the pipe ends.
-func (pr *proc) readLoop(br *bufio.Reader) {
-	defer close(pr.readerDone)
-	first := true
-	for {
-		hb, payload, err := readFrame(br, pr.maxFrame)
-		if err != nil {
-			if errors.Is(err, errFrameTooLarge) {
-				pr.kill(CauseProtocol, "it sent an oversized frame: "+err.Error())
-			}
-			return
-		}
-		h, err := parseHeader(hb)
-		if err != nil {
-			pr.kill(CauseProtocol, "it sent an invalid frame: "+err.Error())
-			return
-		}
-		if first {
-			first = false
-			if h.Type != "hello" {
-				pr.kill(CauseProtocol, "its first frame was not a hello")
-				return
-			}
-			pr.hello <- h
-			continue
-		}
-		switch h.Type {
-		case "result":
-			pr.mu.Lock()
-			pc := pr.calls[h.ID]
-			pr.mu.Unlock()
-			if pc != nil {
-				select {
-				case pc.done <- frameIn{h, payload}:
-				default:
-				}
-			}
-		case "output":
-			pr.deliver(h.CID, h.Stream, string(payload), h.Dropped)
-		case "request":
-			pr.mu.Lock()
-			pc := pr.calls[h.ID]
-			pr.mu.Unlock()
-			go pr.serveRequest(pc, h, payload)
-		case "log":
-			level := slog.LevelInfo
-			if h.Level == "warn" {
-				level = slog.LevelWarn
-			}
-			pr.pool.log.Log(context.Background(), level, h.Msg, "library", pr.lib.Path, "pid", pr.wpid.Load())
-		case "code":
-			pr.pool.keepCompiledProgram(payload)
-		case "fatal":
-			pr.mu.Lock()
-			pr.fatal = h.Error
-			pr.mu.Unlock()
-		default:
-			pr.kill(CauseProtocol, fmt.Sprintf("it sent an unknown frame type %q", h.Type))
-			return
-		}
-	}
-}
-
-func (pr *proc) deliver(callID, stream, data string, dropped int64) {
-	if f := pr.pool.opts.OnOutput; f != nil {
-		f(Output{CallID: callID, Library: pr.lib.Path, Workspace: pr.workspace, Stream: stream,
-			Data: data, Dropped: dropped, PID: int(pr.wpid.Load())})
-	}
-}
-
-// serveRequest asks the call's host and answers the worker.
-func (pr *proc) serveRequest(pc *pcall, h *inHeader, payload []byte) {
-	answer := []byte("null")
-	func() {
-		defer func() {
-			if v := recover(); v != nil {
-				pr.pool.log.Error("host request panicked", "kind", h.Kind, "panic", v, "stack", string(debug.Stack()))
-			}
-		}()
-		answer = pr.answer(pc, h, payload)
-	}()
-	_ = pr.send(idHeader{Type: "answer", RID: h.RID}, answer)
-}
-
-func (pr *proc) answer(pc *pcall, h *inHeader, payload []byte) []byte {
-	var host Host
-	ctx := context.Background()
-	if pc != nil {
-		host, ctx = pc.host, pc.ctx
-	}
-	stem := pr.lib.stem()
-	marshal := func(v any) []byte {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return []byte("null")
-		}
-		return b
-	}
-	validOr := func(b json.RawMessage, def string) []byte {
-		if len(b) == 0 || !json.Valid(b) {
-			return []byte(def)
-		}
-		return b
-	}
-	switch h.Kind {
-	case "confirm":
-		if host == nil {
-			return marshal(map[string]string{"decision": "reject", "reason": "No host is available to approve this action."})
-		}
-		d, reason := host.Confirm(ctx, ConfirmRequest{Source: h.Source, Label: h.ScriptLabel, Argv: h.Argv, Library: stem})
-		return marshal(map[string]string{"decision": d, "reason": reason})
-	case "interact":
-		if host == nil {
-			return []byte("null")
-		}
-		ans := host.Interact(ctx, validOr(payload, "{}"))
-		if ans == nil {
-			return []byte("null")
-		}
-		return marshal(*ans)
-	case "generate":
-		if host == nil {
-			return marshal(map[string]string{"error": "No LLM is available on this host."})
-		}
-		text, err := host.Generate(ctx, GenerateRequest{Prompt: h.Prompt, Options: validOr(payload, "{}"), Library: stem})
-		if err != nil {
-			return marshal(map[string]string{"error": err.Error()})
-		}
-		return marshal(map[string]string{"text": text})
-	case "execute_tool":
-		if host == nil {
-			msg := fmt.Sprintf("Tool '%s' cannot be run: no host is available.", h.Name)
-			return marshal(map[string]any{"success": false, "status_code": 500, "error": msg, "output": msg})
-		}
-		return validOr(host.ExecuteTool(ctx, h.Name, validOr(payload, "{}")), "null")
-	case "discussion":
-		if host == nil {
-			return []byte("null")
-		}
-		return validOr(host.Discussion(ctx), "null")
-	}
-	return []byte("null")
-}
-
 // drain forwards what the worker (or its children) write to fd 1 or 2, in
 // chunks of whole lines (a line longer than the buffer is cut).
 func (pr *proc) drain(f *os.File, stream string) {
@@ -604,7 +505,7 @@ func (pr *proc) drain(f *os.File, stream string) {
 		if stream == "stderr" {
 			pr.keepStderr(s)
 		}
-		pr.deliver("", stream, s, 0)
+		pr.unattributed(stream, s)
 	}
 	for {
 		n, err := f.Read(buf)
@@ -660,13 +561,19 @@ func (pr *proc) monitor() {
 		killGroup(int(pr.wpid.Load()), syscall.SIGKILL)
 	}
 	_ = pr.cmd.Wait()
-	// Frames the worker wrote before it died are still in the pipe.
+	// Frames the worker wrote before it died are still in the pipe: they
+	// are read to its end before the calls learn of the death.
+	pr.mu.Lock()
+	if pr.lead == nil && !pr.watching {
+		pr.watching = true
+		go pr.watch()
+	}
+	pr.mu.Unlock()
 	select {
 	case <-pr.readerDone:
 	case <-time.After(2 * time.Second):
-		pr.r.Close()
-		<-pr.readerDone
 	}
+	pr.stopReading()
 	pr.mu.Lock()
 	closing := pr.closing.Load() && pr.killCause == 0
 	if !closing {
@@ -674,12 +581,8 @@ func (pr *proc) monitor() {
 	}
 	pr.calls = nil
 	pr.mu.Unlock()
-	pr.wmu.Lock()
-	if pr.w != nil {
-		pr.w.Close()
-		pr.w = nil
-	}
-	pr.wmu.Unlock()
+	pr.callPipe.close()
+	pr.sidePipe.close()
 	close(pr.dead)
 	pr.slot.died(pr, !closing)
 	pr.pool.removeProc(pr)
@@ -694,7 +597,6 @@ func (pr *proc) monitor() {
 		}
 		f(ev)
 	}
-	pr.r.Close()
 	pr.statusR.Close()
 	done := make(chan struct{})
 	go func() { pr.drains.Wait(); close(done) }()

@@ -63,10 +63,11 @@ type Options struct {
 
 	// Wrap, when set, may rewrite the command of a worker process right
 	// before it starts, for the library lib in workspace (to run it in a
-	// sandbox, say). The command's pipes are in ExtraFiles and its working
-	// directory is the workspace; both must reach the interpreter. The
-	// function Wrap returns is called once the process has started or
-	// failed to. An error means the worker does not start.
+	// sandbox, say). The command's pipes are in ExtraFiles (the worker's
+	// file descriptors 3 to 6, in that order) and its working directory is
+	// the workspace; both must reach the interpreter. The function Wrap
+	// returns is called once the process has started or failed to. An
+	// error means the worker does not start.
 	Wrap func(cmd *exec.Cmd, lib Library, workspace string) (started func(), err error)
 }
 
@@ -232,6 +233,60 @@ type Output struct {
 	Dropped int64
 	// PID is the worker's process id.
 	PID int
+}
+
+// The optional per-call host interfaces. A Host given to Pool.Call may also
+// implement any of them; the worker then sends the matching events or
+// requests of that call, and does not when it does not.
+
+// OutputHost receives a call's printed output: what the tool (and the
+// threads it started) wrote to sys.stdout and sys.stderr, instead of
+// Options.OnOutput, which keeps the output that belongs to no live call.
+// Output is delivered in order, from a goroutine of the call, before
+// Pool.Call returns.
+type OutputHost interface{ Output(Output) }
+
+// Progress is a progress report of a running tool: its progress_handler
+// was called with (progress, total, message).
+type Progress struct {
+	// Progress is the progress so far; Total is the amount it goes to, nil
+	// when unknown.
+	Progress float64
+	Total    *float64
+	// Message says what the tool is doing, or "".
+	Message string
+}
+
+// ProgressHost receives the progress reports of a call. Reports come in
+// order, coalesced by the worker (at most one every 50 ms, the latest), from
+// a goroutine of the call, before Pool.Call returns.
+type ProgressHost interface {
+	Progress(ctx context.Context, p Progress)
+}
+
+// LogRecord is a record a running tool logged with its log_handler.
+type LogRecord struct {
+	// Level is one of MCP's logging levels: debug, info, notice, warning,
+	// error, critical, alert, emergency.
+	Level, Message string
+	// Data is the record's data as JSON, or nil.
+	Data json.RawMessage
+}
+
+// LogHost receives the log records of a call, in order, batched by the
+// worker (a tool that logs more than 100 records in 50 ms loses the rest of
+// them, with a warning record that says how many), from a goroutine of the
+// call, before Pool.Call returns.
+type LogHost interface {
+	Log(ctx context.Context, r LogRecord)
+}
+
+// ServiceHost answers generic requests from Python to a named host
+// service: the worker's proxies use them for what needs no protocol frame
+// of its own. params and the result are JSON; an error reaches the tool as
+// a RuntimeError with its text. The context ends with the call.
+type ServiceHost interface {
+	Service(ctx context.Context, name string, params json.RawMessage) (json.RawMessage, error)
 }
 
 // ProcessEvent is a worker process starting or ending, as

@@ -19,10 +19,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"sort"
 	"strings"
 	"time"
+
+	"github.com/lcptools/lcp/bench/internal/corpus"
 )
 
 func main() {
@@ -34,39 +34,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "check bench:", err)
 		os.Exit(1)
 	}
-}
-
-var defNameRE = regexp.MustCompile(`(?m)^([ \t]*(?:async[ \t]+)?def[ \t]+)([A-Za-z_]\w*)`)
-
-// buildCorpus writes the renamed top-level standard-library modules into
-// dir and returns their number and total size.
-func buildCorpus(python, dir string) (int, int64, string, error) {
-	out, err := exec.Command(python, "-c", `import sys, sysconfig; print(sysconfig.get_paths()["stdlib"]); print(sys.version.split()[0])`).Output()
-	if err != nil {
-		return 0, 0, "", fmt.Errorf("locating the standard library of %s: %w", python, err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) < 2 {
-		return 0, 0, "", fmt.Errorf("unexpected answer from %s: %q", python, out)
-	}
-	srcs, err := filepath.Glob(filepath.Join(lines[0], "*.py"))
-	if err != nil {
-		return 0, 0, "", err
-	}
-	sort.Strings(srcs)
-	var size int64
-	for _, p := range srcs {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return 0, 0, "", err
-		}
-		b = defNameRE.ReplaceAll(b, []byte("${1}tool_${2}"))
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(p)), b, 0o644); err != nil {
-			return 0, 0, "", err
-		}
-		size += int64(len(b))
-	}
-	return len(srcs), size, "Python " + lines[1], nil
 }
 
 type measure struct{ wall, cpu time.Duration }
@@ -88,7 +55,7 @@ func timeRun(bin string, args ...string) (measure, error) {
 	return measure{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}, nil
 }
 
-func run(python string, runs int, corpus string) error {
+func run(python string, runs int, dir string) error {
 	tmp, err := os.MkdirTemp("", "lcp-check-bench")
 	if err != nil {
 		return err
@@ -96,39 +63,28 @@ func run(python string, runs int, corpus string) error {
 	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "lcp")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/lcp")
-	build.Dir = repoRoot()
+	build.Dir = corpus.RepoRoot()
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("building lcp: %w", err)
 	}
-	dir := corpus
-	what := "the folder " + corpus
-	var n int
-	var size int64
+	var c *corpus.Corpus
 	if dir == "" {
 		dir = filepath.Join(tmp, "corpus")
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			return err
 		}
-		var version string
-		n, size, version, err = buildCorpus(python, dir)
-		if err != nil {
-			return err
-		}
-		what = "top-level standard library of " + version + ", defs renamed tool_*"
+		c, err = corpus.StdlibTopLevel(python, dir)
 	} else {
-		paths, _ := filepath.Glob(filepath.Join(dir, "*.py"))
-		for _, p := range paths {
-			if st, err := os.Stat(p); err == nil {
-				size += st.Size()
-			}
-		}
-		n = len(paths)
+		c, err = corpus.Folder(dir, false)
 	}
-	if n == 0 {
+	if err != nil {
+		return err
+	}
+	if len(c.Files) == 0 {
 		return fmt.Errorf("empty corpus")
 	}
-	fmt.Printf("corpus: %d files, %.1f MB (%s)\n", n, float64(size)/1e6, what)
+	fmt.Printf("corpus: %s\n", c)
 	var list, check measure
 	better := func(b *measure, m measure, first bool) {
 		if first || m.wall < b.wall {
@@ -140,11 +96,11 @@ func run(python string, runs int, corpus string) error {
 	}
 	// Alternate the two commands so that a busy machine slows both alike.
 	for i := 0; i < runs; i++ {
-		l, err := timeRun(bin, "list", "--tools", dir)
+		l, err := timeRun(bin, "list", "--tools", c.Dir)
 		if err != nil {
 			return err
 		}
-		c, err := timeRun(bin, "check", "--tools", dir)
+		c, err := timeRun(bin, "check", "--tools", c.Dir)
 		if err != nil {
 			return err
 		}
@@ -157,17 +113,4 @@ func run(python string, runs int, corpus string) error {
 	fmt.Printf("ratio check/list: %.2fx wall, %.2fx CPU (goal: <= 2x), best of %d\n",
 		check.wall.Seconds()/list.wall.Seconds(), check.cpu.Seconds()/list.cpu.Seconds(), runs)
 	return nil
-}
-
-// repoRoot finds the module root from the working directory.
-func repoRoot() string {
-	dir, _ := os.Getwd()
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			return dir
-		}
-	}
 }

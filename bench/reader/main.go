@@ -21,14 +21,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"runtime/pprof"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/lcptools/lcp/bench/internal/corpus"
 	"github.com/lcptools/lcp/pysrc"
 )
 
@@ -150,40 +149,6 @@ func findPython(name string) (string, error) {
 	return "", fmt.Errorf("no Python interpreter found (tried %v)", cands)
 }
 
-var defNameRE = regexp.MustCompile(`(?m)^([ \t]*(?:async[ \t]+)?def[ \t]+)([A-Za-z_]\w*)`)
-
-func buildCorpus(python, dir string) ([]string, int64, error) {
-	out, err := exec.Command(python, "-c", `import sysconfig; print(sysconfig.get_paths()["stdlib"])`).Output()
-	if err != nil {
-		return nil, 0, fmt.Errorf("locating the standard library: %w", err)
-	}
-	root := strings.TrimSpace(string(out))
-	var srcs []string
-	filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".py") && !strings.Contains(path, "site-packages") {
-			srcs = append(srcs, path)
-		}
-		return nil
-	})
-	sort.Strings(srcs)
-	var files []string
-	var total int64
-	for i, path := range srcs {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			continue
-		}
-		b = defNameRE.ReplaceAll(b, []byte("${1}tool_${2}"))
-		dst := filepath.Join(dir, fmt.Sprintf("%05d_%s", i, filepath.Base(path)))
-		if err := os.WriteFile(dst, b, 0o644); err != nil {
-			return nil, 0, err
-		}
-		files = append(files, dst)
-		total += int64(len(b))
-	}
-	return files, total, nil
-}
-
 // measure is the wall time and the CPU time (user + system) of one run.
 type measure struct {
 	wall, cpu time.Duration
@@ -205,34 +170,26 @@ func timeRun(list string, name string, args ...string) (measure, error) {
 	return m, nil
 }
 
-func run(pythonName string, runs int, corpus string) error {
+func run(pythonName string, runs int, dir string) error {
 	python, err := findPython(pythonName)
 	if err != nil {
 		return err
 	}
-	var files []string
-	var size int64
-	if corpus != "" {
-		filepath.WalkDir(corpus, func(path string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".py") {
-				files = append(files, path)
-				if fi, err := d.Info(); err == nil {
-					size += fi.Size()
-				}
-			}
-			return nil
-		})
+	var c *corpus.Corpus
+	if dir != "" {
+		c, err = corpus.Folder(dir, true)
 	} else {
-		dir, err := os.MkdirTemp("", "lcp-reader-bench")
-		if err != nil {
+		var tmp string
+		if tmp, err = os.MkdirTemp("", "lcp-reader-bench"); err != nil {
 			return err
 		}
-		defer os.RemoveAll(dir)
-		files, size, err = buildCorpus(python, dir)
-		if err != nil {
-			return err
-		}
+		defer os.RemoveAll(tmp)
+		c, err = corpus.StdlibAll(python, tmp)
 	}
+	if err != nil {
+		return err
+	}
+	files := c.Files
 	if len(files) == 0 {
 		return fmt.Errorf("empty corpus")
 	}
@@ -241,9 +198,8 @@ func run(pythonName string, runs int, corpus string) error {
 	if err != nil {
 		return err
 	}
-	ref := filepath.Join(repoRoot(), "pysrc", "testdata", "reference_extract.py")
-	version, _ := exec.Command(python, "--version").Output()
-	fmt.Printf("corpus: %d files, %.1f MB (renamed standard library of %s)\n", len(files), float64(size)/1e6, strings.TrimSpace(string(version)))
+	ref := filepath.Join(corpus.RepoRoot(), "pysrc", "testdata", "reference_extract.py")
+	fmt.Printf("corpus: %s\n", c)
 	// Runs alternate between the two sides so that a busy machine slows
 	// both alike; the best wall and CPU times of each side count.
 	var goBest, pyBest measure
@@ -280,17 +236,4 @@ func run(pythonName string, runs int, corpus string) error {
 	fmt.Printf("ratio: Go is %.1fx faster in wall time, %.1fx in CPU time (goal: >= 20x)\n",
 		pyBest.wall.Seconds()/goBest.wall.Seconds(), pyBest.cpu.Seconds()/goBest.cpu.Seconds())
 	return nil
-}
-
-// repoRoot finds the module root from the working directory.
-func repoRoot() string {
-	dir, _ := os.Getwd()
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			return dir
-		}
-	}
 }

@@ -2,7 +2,8 @@
 // Python, in one run, side by side:
 //
 //	(a) warm round trip of a trivial tool through worker.Pool (and the
-//	    §7 normalizer) vs the same call made in-process by ref.py;
+//	    §7 normalizer), and through the engine's API (lcp.New and
+//	    ExecuteTool), vs the same call made in-process by ref.py;
 //	(b) two CPU-bound calls at once on two worker processes vs one Python
 //	    process running them in two threads;
 //	(c) cold start: the first call of a library.
@@ -29,6 +30,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lcptools/lcp"
 	"github.com/lcptools/lcp/tool"
 	"github.com/lcptools/lcp/worker"
 )
@@ -104,7 +106,11 @@ func main() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(tmp)
-	libPath := filepath.Join(tmp, "bench_tools.py")
+	libDir := filepath.Join(tmp, "tools")
+	if err := os.Mkdir(libDir, 0o755); err != nil {
+		log.Fatal(err)
+	}
+	libPath := filepath.Join(libDir, "bench_tools.py")
 	if err := os.WriteFile(libPath, []byte(tools), 0o644); err != nil {
 		log.Fatal(err)
 	}
@@ -132,26 +138,48 @@ func main() {
 		}
 		return time.Since(t0)
 	}
+	eng, err := lcp.New(ctx, &lcp.Config{ToolsFolders: []string{libDir}, Workspace: ws, Python: *python})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer eng.Close()
+	callEngine := func(i int) time.Duration {
+		t0 := time.Now()
+		res := eng.ExecuteTool(ctx, "tool_echo", json.RawMessage(fmt.Sprintf(`{"x":%d}`, i)))
+		d := time.Since(t0)
+		if !res.Success {
+			log.Fatalf("engine call: %s", res.Error)
+		}
+		return d
+	}
 	for i := range 500 {
 		callEcho(single, i)
+		callEngine(i)
 	}
 	r.ask("latency", 500)
-	var lat, refLat []time.Duration
+	var lat, engLat, refLat []time.Duration
 	batch := max(*n/10, 1)
 	for b := range 10 {
 		for i := range batch {
 			lat = append(lat, callEcho(single, b*batch+i))
 		}
+		for i := range batch {
+			engLat = append(engLat, callEngine(b*batch+i))
+		}
 		l, _ := r.ask("latency", batch)
 		refLat = append(refLat, l...)
 	}
 	p50, p99 := pct(lat, 50), pct(lat, 99)
+	e50, e99 := pct(engLat, 50), pct(engLat, 99)
 	r50, r99 := pct(refLat, 50), pct(refLat, 99)
 	fmt.Printf("(a) warm call of a trivial tool, sequential (%d calls each)\n", len(lat))
 	fmt.Printf("    %-36s p50 %9s   p99 %9s\n", "worker.Pool.Call + tool.Normalize", p50, p99)
+	fmt.Printf("    %-36s p50 %9s   p99 %9s\n", "engine API (lcp.Engine.ExecuteTool)", e50, e99)
 	fmt.Printf("    %-36s p50 %9s   p99 %9s\n", "in-process Python (ref.py)", r50, r99)
-	fmt.Printf("    ratio pool / in-process              p50 %7.1fx   p99 %7.1fx   (goal: p50 within 3x)\n\n",
+	fmt.Printf("    ratio pool / in-process              p50 %7.1fx   p99 %7.1fx\n",
 		float64(p50)/float64(r50), float64(p99)/float64(r99))
+	fmt.Printf("    ratio engine API / in-process        p50 %7.1fx   p99 %7.1fx   (goal: p50 within 3x)\n\n",
+		float64(e50)/float64(r50), float64(e99)/float64(r99))
 
 	// (b) two CPU-bound calls at once, two worker processes.
 	pool := worker.NewPool(&worker.Options{Python: *python, Processes: func(worker.Library) int { return 2 }})

@@ -64,6 +64,7 @@ is at least as serious as --fail-on (default: error).`,
 
 func runCheck(o *CheckOptions) error {
 	ctx, env := o.ctx, o.env
+	defer oneShotGC(env.Getenv)()
 	format := o.format
 	if o.json {
 		if o.formatSet && format != "json" {

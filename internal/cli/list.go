@@ -59,6 +59,7 @@ array of integers, Optional -> not required) instead of the LCP rule.`,
 
 func runList(o *ListOptions) error {
 	ctx, env := o.ctx, o.env
+	defer oneShotGC(env.Getenv)()
 	format, err := tool.ParseFormat(o.format)
 	if err != nil {
 		return &usageError{err}
@@ -79,11 +80,7 @@ func runList(o *ListOptions) error {
 		return printLibraries(ctx, env, eng, o.json)
 	}
 	if o.json {
-		specs := make([]json.RawMessage, len(infos))
-		for i := range infos {
-			specs[i] = infos[i].Spec(format)
-		}
-		return writeJSON(env.Stdout, specs)
+		return writeSpecs(env.Stdout, infos, format)
 	}
 	printToolTable(env.Stdout, infos, env.stdoutIsTerminal())
 	if n := countProblems(eng.Diagnostics(ctx)); n > 0 {

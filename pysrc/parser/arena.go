@@ -45,6 +45,9 @@ type Arena struct {
 	kwLists   listSlab[*ast.Keyword]
 	argLists  listSlab[*ast.Arg]
 	opLists   listSlab[ast.CmpOp]
+
+	// toks is the parser's token window, kept for the next parse.
+	toks []tk
 }
 
 // Reset makes the arena's memory available for the next parse; the trees

@@ -120,6 +120,10 @@ func parse(filename string, src []byte, arena *Arena, shared bool) (mod *ast.Mod
 	}
 	p.tokenize()
 	mod = p.parseModule()
+	// The window (grown for the longest statement) serves the next
+	// parse with this arena; what it holds is no longer needed.
+	clear(p.toks[:cap(p.toks)])
+	arena.toks = p.toks[:0]
 	p.errors.Sort()
 	return mod, file, p.errors.Err()
 }
@@ -139,7 +143,10 @@ func (p *parser) tokenize() {
 	} else {
 		p.scanner.Init(p.file, p.src, onError)
 	}
-	p.toks = make([]tk, 0, 64)
+	p.toks = p.ar.toks[:0]
+	if cap(p.toks) == 0 {
+		p.toks = make([]tk, 0, 64)
+	}
 	p.i = 0
 	p.load()
 }

@@ -27,6 +27,7 @@ if hasattr(sys, "set_int_max_str_digits"):
 HIDDEN = {
     "args", "kwargs", "tool_context", "lollms_client_instance",
     "discussion_instance", "user_interaction_handler",
+    "progress_handler", "log_handler",
 }
 PARAM_RE = re.compile(r'^(?:[-\*\d\.]+\s*)?([a-zA-Z0-9_]+)\s*(?:\(([^)]+)\))?\s*[:\-]\s*(.+)')
 PROMPT_RE = re.compile(r'^tool_.+_prompt$')

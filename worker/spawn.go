@@ -1,0 +1,260 @@
+package worker
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// spawn starts a worker for the group's library and waits for its hello.
+func (p *Pool) spawn(g *group, s *slot) (*proc, error) {
+	python, exe, err := p.interpreter()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkWorkspace(g.workspace); err != nil {
+		return nil, err
+	}
+	pp, err := openPipes()
+	if err != nil {
+		return nil, err
+	}
+	cmd := p.workerCommand(python, exe, g.workspace, pp.child)
+	started := func() {}
+	if p.opts.Wrap != nil {
+		if started, err = p.opts.Wrap(cmd, g.lib, g.workspace); err != nil {
+			pp.closeChild()
+			pp.closeParent()
+			return nil, fmt.Errorf("worker: prepare the worker of %s: %w", g.lib.Path, err)
+		}
+	}
+	err = startCmd(cmd)
+	started()
+	if err != nil {
+		pp.closeChild()
+		pp.closeParent()
+		return nil, &InterpreterError{Python: python, Err: err}
+	}
+	pp.closeChild()
+	pr := p.newProc(g, s, cmd, pp)
+	if !p.addProc(pr) {
+		killGroup(pr.gpid, syscall.SIGKILL)
+		pp.closeParent()
+		_ = cmd.Wait()
+		return nil, ErrClosed
+	}
+	pr.start(p.startFrame(g.lib))
+	if err := p.handshake(pr, python); err != nil {
+		return nil, err
+	}
+	return pr, nil
+}
+
+func checkWorkspace(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("worker: workspace: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("worker: workspace %q is not a directory", dir)
+	}
+	return nil
+}
+
+// childFiles are the worker's ends of its pipes.
+type childFiles struct {
+	call   *os.File // fd 3: calls
+	reply  *os.File // fd 4: replies
+	status *os.File // fd 5: the guardian's report
+	side   *os.File // fd 6: everything else towards the worker
+	out    *os.File // fd 1
+	err    *os.File // fd 2
+}
+
+// workerCommand builds the command of a worker process: the bootstrap run
+// by the interpreter in the workspace, with the protocol pipes as its file
+// descriptors 3 to 6 (see lcp_worker.py).
+func (p *Pool) workerCommand(python, exe, dir string, f childFiles) *exec.Cmd {
+	return &exec.Cmd{
+		Path:        exe,
+		Args:        []string{python, "-c", bootstrap},
+		Dir:         dir,
+		Env:         p.workerEnv(),
+		Stdout:      f.out,
+		Stderr:      f.err,
+		ExtraFiles:  []*os.File{f.call, f.reply, f.status, f.side},
+		SysProcAttr: sysProcAttr(),
+	}
+}
+
+func (p *Pool) workerEnv() []string {
+	env := append(os.Environ(), p.opts.Env...)
+	if p.opts.MemoryLimit > 0 && os.Getenv("MALLOC_ARENA_MAX") == "" {
+		// Each glibc arena reserves 64 MiB of address space, which an
+		// RLIMIT_AS budget cannot afford per thread.
+		env = append(env, "MALLOC_ARENA_MAX=2")
+	}
+	return env
+}
+
+// pipes are the pipes between the engine and a worker. The call, side and
+// reply pipes are made without Go's network poller (see reader.go): the
+// engine's ends of the call and side pipes are blocking files, the reply
+// pipe and the kick pipe raw non-blocking descriptors.
+type pipes struct {
+	child                childFiles
+	callW, sideW         *os.File
+	statusR, outR, errR  *os.File
+	replyR, kickR, kickW int
+}
+
+func openPipes() (*pipes, error) {
+	pp := &pipes{replyR: -1, kickR: -1, kickW: -1}
+	raw := func() (r, w *os.File, err error) {
+		rfd, wfd, err := rawPipe()
+		if err != nil {
+			return nil, nil, err
+		}
+		return os.NewFile(uintptr(rfd), "|0"), os.NewFile(uintptr(wfd), "|1"), nil
+	}
+	var errs [8]error
+	pp.child.call, pp.callW, errs[0] = raw()
+	pp.child.side, pp.sideW, errs[1] = raw()
+	var replyW int
+	pp.replyR, replyW, errs[2] = rawPipe()
+	if errs[2] == nil {
+		pp.child.reply = os.NewFile(uintptr(replyW), "|1")
+		errs[3] = setNonblock(pp.replyR)
+	}
+	pp.kickR, pp.kickW, errs[4] = rawPipe()
+	if errs[4] == nil {
+		errs[4] = errors.Join(setNonblock(pp.kickR), setNonblock(pp.kickW))
+	}
+	pp.statusR, pp.child.status, errs[5] = os.Pipe()
+	pp.outR, pp.child.out, errs[6] = os.Pipe()
+	pp.errR, pp.child.err, errs[7] = os.Pipe()
+	if err := errors.Join(errs[:]...); err != nil {
+		pp.closeChild()
+		pp.closeParent()
+		return nil, fmt.Errorf("worker: pipes: %w", err)
+	}
+	return pp, nil
+}
+
+// closeChild closes the worker's ends (in the engine, once it started).
+func (pp *pipes) closeChild() {
+	for _, f := range []*os.File{pp.child.call, pp.child.reply, pp.child.status, pp.child.side, pp.child.out, pp.child.err} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// closeParent closes the engine's ends, for a worker that did not start.
+func (pp *pipes) closeParent() {
+	for _, f := range []*os.File{pp.callW, pp.sideW, pp.statusR, pp.outR, pp.errR} {
+		if f != nil {
+			f.Close()
+		}
+	}
+	for _, fd := range []int{pp.replyR, pp.kickR, pp.kickW} {
+		if fd >= 0 {
+			closeFD(fd)
+		}
+	}
+}
+
+func (p *Pool) newProc(g *group, s *slot, cmd *exec.Cmd, pp *pipes) *proc {
+	pr := &proc{
+		pool:      p,
+		slot:      s,
+		lib:       g.lib,
+		workspace: g.workspace,
+		cmd:       cmd,
+		gpid:      cmd.Process.Pid,
+		maxFrame:  p.opts.MaxResultBytes + 4<<20,
+		callPipe:  &pipeWriter{f: pp.callW},
+		sidePipe:  &pipeWriter{f: pp.sideW},
+		statusR:   pp.statusR,
+		outR:      pp.outR,
+		errR:      pp.errR,
+		hello:     make(chan *inHeader, 1),
+		dead:      make(chan struct{}),
+		calls:     make(map[uint64]*pcall),
+		watching:  true, // the watcher reads the hello
+	}
+	pr.rfd, pr.kickR, pr.kickW = pp.replyR, pp.kickR, pp.kickW
+	pr.frames = newFrameReader(64<<10, pr.maxFrame)
+	pr.readerDone = make(chan struct{})
+	pr.spin.avg.Store(int64(spinBudget))
+	pr.lastUsed.Store(time.Now().UnixNano())
+	return pr
+}
+
+// startFrame is the first thing a worker reads: its program (source, then
+// the compiled code of an earlier worker if there is one), then the frame
+// of its configuration.
+func (p *Pool) startFrame(lib Library) []byte {
+	var init struct {
+		Library struct {
+			Path string `json:"path"`
+			Stem string `json:"stem"`
+			Code string `json:"code,omitempty"`
+		} `json:"library"`
+		MemoryLimit int64 `json:"memory_limit,omitempty"`
+		MaxResult   int   `json:"max_result"`
+		OutputLimit int   `json:"output_limit"`
+		WantCode    bool  `json:"want_code,omitempty"`
+	}
+	init.Library.Path = lib.Path
+	init.Library.Stem = lib.stem()
+	init.Library.Code = lib.Code
+	init.MemoryLimit = p.opts.MemoryLimit
+	init.MaxResult = p.opts.MaxResultBytes
+	init.OutputLimit = p.opts.OutputLimit
+	compiled := p.compiledProgram()
+	init.WantCode = compiled == nil
+	cfg, _ := jsonFrame(init) // strings and numbers: cannot fail
+	return append(append(rawFrame(workerSource), rawFrame(compiled)...), cfg...)
+}
+
+// start runs the proc's goroutines and sends its first frame.
+func (pr *proc) start(first []byte) {
+	pr.drains.Add(2)
+	go pr.drain(pr.outR, "stdout")
+	go pr.drain(pr.errR, "stderr")
+	go pr.watch()
+	go pr.monitor()
+	// The worker may die before reading; the error then shows as its death.
+	go func() { _ = pr.callPipe.write(first) }()
+}
+
+// handshake waits for the worker's hello.
+func (p *Pool) handshake(pr *proc, python string) error {
+	timer := time.NewTimer(p.opts.StartTimeout)
+	defer timer.Stop()
+	select {
+	case h := <-pr.hello:
+		if h.Error != "" {
+			pr.shutdown()
+			return &InterpreterError{Python: python, Version: h.Python}
+		}
+		if h.Protocol != protocolVersion {
+			pr.kill(CauseProtocol, fmt.Sprintf("it speaks protocol %d, not %d", h.Protocol, protocolVersion))
+			return &ProtocolError{Msg: fmt.Sprintf("worker protocol %d, engine protocol %d", h.Protocol, protocolVersion)}
+		}
+		pr.wpid.Store(int64(h.PID))
+		p.log.Debug("worker started", "library", pr.lib.Path, "workspace", pr.workspace,
+			"pid", h.PID, "python", h.Python)
+		return nil
+	case <-pr.dead:
+		return &InterpreterError{Python: python, Err: pr.deathError()}
+	case <-timer.C:
+		pr.kill(CauseKilled, "it did not start within "+p.opts.StartTimeout.String())
+		<-pr.dead
+		return &InterpreterError{Python: python, Err: pr.deathError()}
+	}
+}
