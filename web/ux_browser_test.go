@@ -394,3 +394,46 @@ func TestBrowserAnnotations(t *testing.T) {
 		t.Errorf("the destructive badge explains %q", got)
 	}
 }
+
+// TestBrowserPythonProgress: a Python tool's progress_handler is a bar on
+// its card while it runs, and its log_handler's record stays on the card.
+func TestBrowserPythonProgress(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	dir := t.TempDir()
+	src := `import time
+
+
+def tool_convert(pages: int = 3, progress_handler=None, log_handler=None):
+    """Converts pages, reporting progress."""
+    for i in range(1, pages + 1):
+        progress_handler(i, pages, f"page {i}")
+        time.sleep(0.4)
+    log_handler("almost done", level="warning")
+    return "converted"
+`
+	if err := os.WriteFile(filepath.Join(dir, "convert.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := lcp.New(context.Background(), &lcp.Config{ToolsFolders: []string{dir}, Workspace: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, p := openPage(t, eng)
+	p.run("tool_convert", nil)
+	card := `#calls article.call[data-tool="tool_convert"]`
+	got := wait[string](p, "the bar", `(() => {
+		const b = document.querySelector('`+card+`[data-state="running"] .call-progress');
+		return b && b.querySelector('progress').max === 3 && b.querySelector('.progress-text').textContent;
+	})()`)
+	if !strings.Contains(got, "% page ") {
+		t.Errorf("bar text %q", got)
+	}
+	if res := p.result("tool_convert", 1); !strings.Contains(res, "converted") {
+		t.Errorf("result %q", res)
+	}
+	if got := eval[string](p, `document.querySelector('`+card+` .live-output').textContent`); got != "warning: almost done\n" {
+		t.Errorf("printed %q", got)
+	}
+}

@@ -206,3 +206,35 @@ func TestCallUpstreamProgressOnTerminal(t *testing.T) {
 		t.Errorf("the spinner is left on the screen:\n%s", strings.Join(final, "\n"))
 	}
 }
+
+// convertPy reports progress and a log record through the handlers the
+// worker injects.
+const convertPy = `import time
+
+
+def tool_convert(pages: int = 4, progress_handler=None, log_handler=None):
+    """Converts pages, reporting progress."""
+    for i in range(1, pages + 1):
+        time.sleep(0.3)
+        progress_handler(i, pages, f"page {i}")
+    log_handler("almost done", level="warning")
+    time.sleep(0.3)
+    return "converted"
+`
+
+// TestCallPythonProgressOnTerminal: a Python tool's progress_handler is a
+// bar on the status line, its log_handler a line.
+func TestCallPythonProgressOnTerminal(t *testing.T) {
+	needPython(t)
+	dir := toolFolder(t, map[string]string{"convert.py": convertPy})
+	code, stdout, scr := onPty(t, []string{"call", "--tools", dir, "tool_convert"}, map[string]string{"NO_COLOR": "1"}, func(scr *screen, key func(string)) {
+		scr.expect(t, "[██████░░░░░░]  50% page 2")
+		scr.expect(t, "warning: almost done")
+	})
+	if code != 0 || stdout != "converted\n" {
+		t.Fatalf("exit %d, stdout %q\n%s", code, stdout, scr.shown())
+	}
+	if final := render(scr.shown()); hasSpinner(final...) || strings.Join(final, "\n") != "warning: almost done" {
+		t.Errorf("the screen at the end:\n%s", strings.Join(final, "\n"))
+	}
+}
