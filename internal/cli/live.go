@@ -71,17 +71,19 @@ const (
 )
 
 // newLive returns the live view of a command: a status line when stderr
-// is a terminal (not TERM=dumb), the tools' lines there or with verbose,
-// colour unless NO_COLOR is set.
+// is a terminal that takes escape sequences (not TERM=dumb; on Windows, a
+// console that lets lcp turn them on), the tools' lines there or with
+// verbose, colour unless NO_COLOR is set.
 func newLive(env *Env, verbose bool) *live {
 	getenv := env.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	l := &live{w: env.Stderr, verbose: verbose, width: func() int { return 80 }, now: time.Now}
+	l := &live{w: env.Stderr, verbose: verbose, lines: verbose, width: func() int { return 80 }, now: time.Now}
 	if f, ok := env.Stderr.(*os.File); ok && xterm.IsTerminal(int(f.Fd())) {
 		fd := int(f.Fd())
-		l.spin = getenv("TERM") != "dumb"
+		l.lines = true
+		l.spin = getenv("TERM") != "dumb" && enableVT(f.Fd())
 		l.colour = l.spin && getenv("NO_COLOR") == ""
 		l.width = func() int {
 			if w, _, err := xterm.GetSize(fd); err == nil && w > 0 {
@@ -90,7 +92,6 @@ func newLive(env *Env, verbose bool) *live {
 			return 80
 		}
 	}
-	l.lines = l.spin || verbose
 	return l
 }
 

@@ -238,3 +238,26 @@ func TestCallPythonProgressOnTerminal(t *testing.T) {
 		t.Errorf("the screen at the end:\n%s", strings.Join(final, "\n"))
 	}
 }
+
+// TestLiveOnDumbTerminal: TERM=dumb gets the tool's lines, without a
+// status line or colour; NO_COLOR a status line without colour.
+func TestLiveOnDumbTerminal(t *testing.T) {
+	_, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer tty.Close()
+	for _, tt := range []struct {
+		vars                map[string]string
+		spin, lines, colour bool
+	}{
+		{map[string]string{"TERM": "dumb"}, false, true, false},
+		{map[string]string{"NO_COLOR": "1"}, true, true, false},
+		{nil, true, true, true},
+	} {
+		l := newLive(&Env{Stderr: tty, Getenv: func(k string) string { return tt.vars[k] }}, false)
+		if l.spin != tt.spin || l.lines != tt.lines || l.colour != tt.colour {
+			t.Errorf("%v: spin %v lines %v colour %v", tt.vars, l.spin, l.lines, l.colour)
+		}
+	}
+}
