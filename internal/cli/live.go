@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -148,8 +150,9 @@ func (l *live) end() {
 	defer l.mu.Unlock()
 	l.running = false
 	l.erase()
-	for key, b := range l.partial {
-		if b.Len() > 0 {
+	// In a stable order: stdout before stderr.
+	for _, key := range slices.Sorted(maps.Keys(l.partial)) {
+		if b := l.partial[key]; b.Len() > 0 {
 			_, stream, _ := strings.Cut(key, "\x00")
 			l.emit(l.outputLine(b.String(), stream))
 		}
