@@ -106,9 +106,12 @@ type Tool struct {
 	File *File
 }
 
-// Info returns the tool's description in the core model.
+// Info returns the tool's description in the core model. A Python tool
+// declares every interaction (any of them may call the handlers); what
+// its source shows it asks (pysrc.Asks) is DetectedInteractions, except
+// for a tool read by the fallback, which is not analysed.
 func (t *Tool) Info() tool.Info {
-	return tool.Info{
+	info := tool.Info{
 		Name:                   t.Name,
 		Description:            pyval.ValidUTF8(t.Description),
 		InputSchema:            t.InputSchema(),
@@ -117,6 +120,11 @@ func (t *Tool) Info() tool.Info {
 		Source:                 t.File.Path,
 		ParsedViaRegexFallback: t.ParsedViaRegexFallback,
 	}
+	if !t.ParsedViaRegexFallback {
+		a := t.Asks
+		info.DetectedInteractions = &tool.Capabilities{Confirm: a.Confirm, Text: a.Text, MultilineText: a.Text, Secret: a.Secret, Select: a.Select}
+	}
+	return info
 }
 
 // Result is what a discovery found.

@@ -197,3 +197,39 @@ func TestNotUTF8DiagnosticNamesThePathOnce(t *testing.T) {
 		t.Errorf("message = %q, want the path once", msg)
 	}
 }
+
+// TestDetectedInteractions: a Python tool declares every interaction, and
+// what its source shows it asks is DetectedInteractions; a tool read by
+// the fallback is not analysed.
+func TestDetectedInteractions(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"asks.py": "def tool_greet(user_interaction_handler=None):\n    return user_interaction_handler({\"type\": \"text\", \"prompt\": \"Title?\"})\n\n" +
+			"def tool_add(a: int, b: int):\n    return a + b\n",
+		"broken.py": "def tool_broken(user_interaction_handler=None):\n    return (\n",
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := Run(Options{Folders: []string{dir}})
+	want := map[string]*tool.Capabilities{
+		"tool_greet":  {Text: true, MultilineText: true},
+		"tool_add":    {},
+		"tool_broken": nil,
+	}
+	if len(res.Tools) != len(want) {
+		t.Fatalf("%d tools: %v", len(res.Tools), res.Diagnostics)
+	}
+	for _, dt := range res.Tools {
+		info := dt.Info()
+		if info.Interactions != tool.AllInteractions {
+			t.Errorf("%s declares %+v", info.Name, info.Interactions)
+		}
+		got, w := info.DetectedInteractions, want[info.Name]
+		if (got == nil) != (w == nil) || (got != nil && *got != *w) {
+			t.Errorf("%s: detected %+v, want %+v", info.Name, got, w)
+		}
+	}
+}

@@ -27,9 +27,15 @@ type ClientOptions struct {
 	// default.
 	Name, Version string
 	// OnEvent receives the progress notifications of every call as
-	// events (tool.EventProgress), in addition to the subscribers of the
-	// call itself.
+	// events (tool.EventProgress), and the servers' log messages
+	// (tool.EventLog), in addition to the subscribers of the call itself.
+	// A log message that belongs to no call (see ClientToolset) comes
+	// without Tool and CallID, with the server's alias as Library.
 	OnEvent func(tool.Event)
+	// LogLevel is the least severe level of the log messages lcp asks of
+	// servers that log (logging/setLevel): debug, info, notice, warning,
+	// error, critical, alert or emergency; "info" when empty.
+	LogLevel string
 	// Respond answers an elicitation that cannot be tied to one call: one
 	// that a server sends while several of its calls run, or while none
 	// does (calls surface theirs as Requests of their handler). Nil
@@ -83,6 +89,9 @@ func (o *ClientOptions) withDefaults() ClientOptions {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
+	if c.LogLevel == "" {
+		c.LogLevel = "info"
+	}
 	return c
 }
 
@@ -98,7 +107,10 @@ func (o *ClientOptions) withDefaults() ClientOptions {
 // text or select questions; a confirmation to open the link of a URL
 // elicitation), so they reach whoever drives the call; progress
 // notifications are progress events of the call (and go to
-// ClientOptions.OnEvent); cancelling a call's context sends
+// ClientOptions.OnEvent); log messages (notifications/message, from
+// ClientOptions.LogLevel up, which lcp sets on servers that log) are log events
+// of the call they name with a progress token, else of the only call in
+// flight on that server, else of no call; cancelling a call's context sends
 // notifications/cancelled. Arguments are coerced as SPEC §7 says
 // (tool.Coerce) before they are sent, and a server's refusal of invalid
 // parameters is a *tool.InvalidArgumentsError (status 400).
@@ -281,6 +293,8 @@ func newRemote(c *ClientToolset, sc ServerConfig) *remote {
 		Logger:                      c.opts.Logger,
 		ElicitationHandler:          r.elicit,
 		ProgressNotificationHandler: r.progress,
+		//lint:ignore SA1019 logging is deprecated from protocol 2026-07-28 on, and still how servers of earlier revisions report what their tools do
+		LoggingMessageHandler: r.logMessage,
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
 			r.mu.Lock()
 			r.stale = true
@@ -405,6 +419,7 @@ func (r *remote) connect() (*session, error) {
 		return nil, fmt.Errorf("connecting to MCP server %q: %w", r.cfg.Alias, err)
 	}
 	s.cs = cs
+	setLogLevel(ctx, cs, r.ts.opts.LogLevel)
 	go func() {
 		_ = cs.Wait()
 		close(s.dead)
@@ -654,6 +669,10 @@ func (r *remote) callOnce(ctx context.Context, s *session, info *tool.Info, name
 	}
 	params := &sdk.CallToolParams{Name: name, Arguments: args}
 	params.SetProgressToken(e.token)
+	// Servers of protocol 2026-07-28 and later log for a request at the
+	// level its _meta names (others ignore the key).
+	//lint:ignore SA1019 see logMessage
+	params.Meta[sdk.MetaKeyLogLevel] = r.ts.opts.LogLevel
 	res, err := s.cs.CallTool(context.WithValue(ctx, entryKey{}, e), params)
 	if err != nil {
 		var rpc *jsonrpc.Error
@@ -758,4 +777,99 @@ func (r *remote) progress(_ context.Context, req *sdk.ProgressNotificationClient
 		ev.Tool, ev.CallID, ev.Library = e.call.Tool, e.call.CallID, e.call.Info.Library.ID
 		r.ts.opts.OnEvent(ev)
 	}
+}
+
+// setLogLevel asks a server that declares logging, of a protocol revision
+// before 2026-07-28, for its messages from level up: servers built on some
+// SDKs send none until a client sets a level. Later revisions take the
+// level with each request instead (callOnce). A server that refuses is
+// left as it is.
+func setLogLevel(ctx context.Context, cs *sdk.ClientSession, level string) {
+	init := cs.InitializeResult()
+	//lint:ignore SA1019 see logMessage
+	if init == nil || init.Capabilities == nil || init.Capabilities.Logging == nil || init.ProtocolVersion >= perRequestLogLevel {
+		return
+	}
+	//lint:ignore SA1019 see logMessage
+	_ = cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: sdk.LoggingLevel(level)})
+}
+
+// perRequestLogLevel is the first protocol revision where a request names
+// the log level it wants in its _meta, in place of logging/setLevel.
+const perRequestLogLevel = "2026-07-28"
+
+// logMessage turns a server's log message into a log event: of the call
+// whose progress token it carries, else of the only call in flight on the
+// server (MCP ties log messages to no request, so with several calls at
+// once nobody can tell whose it is), else of no call, for
+// ClientOptions.OnEvent only. MCP logging is deprecated from protocol
+// 2026-07-28 on (SEP-2577), but servers of earlier revisions use it to
+// say what their tools do.
+func (r *remote) logMessage(ctx context.Context, req *sdk.LoggingMessageRequest) {
+	if req == nil || req.Params == nil {
+		return
+	}
+	r.mu.Lock()
+	e, _ := ctx.Value(entryKey{}).(*callEntry)
+	if e == nil {
+		if tok := req.Params.GetProgressToken(); tok != nil {
+			e = r.byToken[fmt.Sprint(tok)]
+		}
+	}
+	if e == nil && len(r.active) == 1 {
+		for a := range r.active {
+			e = a
+		}
+	}
+	r.mu.Unlock()
+	// The logger's name goes before the text, unless it only repeats the
+	// tool's.
+	logger := req.Params.Logger
+	if e != nil && (logger == e.call.Info.Name || r.cfg.Alias+Separator+logger == e.call.Info.Name) {
+		logger = ""
+	}
+	ev := logEvent(req.Params, logger)
+	if e != nil {
+		e.call.Emit(ev)
+		ev.Tool, ev.CallID, ev.Library = e.call.Tool, e.call.CallID, e.call.Info.Library.ID
+	} else {
+		ev.Library = r.cfg.Alias
+	}
+	if r.ts.opts.OnEvent != nil {
+		r.ts.opts.OnEvent(ev)
+	}
+}
+
+// logEvent is the log event of a server's log message: its level, its
+// text (a string's own, else the "message" of an object, else the JSON),
+// with logger's name before it, and structured data as Data.
+//
+//lint:ignore SA1019 see logMessage
+func logEvent(p *sdk.LoggingMessageParams, logger string) tool.Event {
+	ev := tool.Event{Kind: tool.EventLog, Level: string(p.Level)}
+	switch ev.Level {
+	case "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency":
+	default:
+		ev.Level = "info"
+	}
+	switch d := p.Data.(type) {
+	case string:
+		ev.Text = d
+	case nil:
+	default:
+		raw, err := json.Marshal(d)
+		if err == nil {
+			ev.Data = raw
+			ev.Text = string(raw)
+			if m, ok := d.(map[string]any); ok {
+				if msg, ok := m["message"].(string); ok {
+					ev.Text = msg
+				}
+			}
+		}
+	}
+	if logger != "" {
+		ev.Text = logger + ": " + ev.Text
+	}
+	return ev
 }

@@ -109,6 +109,9 @@ func testInventory(t testing.TB) *native.Toolset {
 					case <-deadline:
 						return "finished", nil
 					case <-time.After(20 * time.Millisecond):
+						if i == 1 {
+							tool.Log(ctx, "notice", "slow started")
+						}
 						tool.ReportProgress(ctx, float64(i), 0, "step")
 					}
 				}

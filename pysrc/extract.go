@@ -132,6 +132,8 @@ type extractor struct {
 	// (tools come in source order), without building a line table
 	lastOff, lastLine int
 	hasCR             bool
+	// asks reads what the tools ask; nil when the file names no handler.
+	asks *asksReader
 }
 
 func (x *extractor) line(p token.Pos) int {
@@ -145,6 +147,9 @@ func (x *extractor) line(p token.Pos) int {
 }
 
 func (x *extractor) module(mod *ast.Module) {
+	if mentionsHandlers(x.src) {
+		x.asks = newAsksReader(mod)
+	}
 	for _, st := range mod.Body {
 		x.libraryMeta(st)
 	}
@@ -311,6 +316,9 @@ func (x *extractor) function(fn *ast.FunctionDef, nested bool) {
 			msg = "parameters '" + strings.Join(undocumented, "', '") + "' of " + fn.Name + " have no description in the docstring"
 		}
 		x.f.Diagnostics = append(x.f.Diagnostics, Diagnostic{x.f.Filename, line, DiagUndocumented, msg})
+	}
+	if x.asks != nil {
+		t.Asks = x.asks.tool(fn, t.Declared)
 	}
 	if nested {
 		x.f.Diagnostics = append(x.f.Diagnostics, Diagnostic{x.f.Filename, line, DiagNestedTool,

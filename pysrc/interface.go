@@ -108,6 +108,9 @@ type Tool struct {
 	// Declared lists every parameter name of the signature, hidden ones
 	// and *args/**kwargs included (for the worker's injection rules).
 	Declared []string
+	// Asks is what the source shows the tool may ask while it runs (see
+	// Asks); zero for a tool read by the fallback, which is not analysed.
+	Asks Asks
 }
 
 // Param is one property of a tool's input schema.

@@ -224,6 +224,9 @@ func FuzzReadFile(f *testing.F) {
 	f.Add([]byte("def tool_a(x: 'int' = f'{1}', *, y: List[int] = (1, 2)):\n\t'''Doc.\n\n\tx: the x'''\n"))
 	f.Add([]byte("def tool_b(a=\")\", b=(1,\n\n"))
 	f.Add([]byte("async def tool_c(*args, **kw): ...\n\x00"))
+	// What a tool asks (asks.go) is read when a handler is named.
+	f.Add([]byte("def _h(k):\n    return _USER_INTERACTION_HANDLER({\"type\": k, \"prompt\": 1})\ndef tool_d(user_interaction_handler=None):\n    _h('x'); _CONFIRM_HANDLER('a', 'b')\n    return {\"type\": \"secret\", **kw}\n"))
+	f.Add([]byte("def tool_e(x):\n    return tool_e(x) or lollms_client_instance.tools.execute_tool('t', {})\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		file, err := ReadFile("fuzz.py", src)
 		if err != nil {

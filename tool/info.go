@@ -24,6 +24,12 @@ type Info struct {
 	OutputSchema json.RawMessage
 	// Interactions declares what the tool may ask its caller while it runs.
 	Interactions Capabilities
+	// DetectedInteractions, when set, is what a reading of the tool's
+	// source shows it may ask, narrower than Interactions: a Python tool
+	// declares every kind, since any of them may call the handlers the
+	// host gives it, while most ask nothing. Hosts show it to people (the
+	// web page's "may ask"); calls are checked against Interactions only.
+	DetectedInteractions *Capabilities
 	// Annotations are hints about how the tool behaves (read-only,
 	// destructive...), as MCP clients show them; nil when none are
 	// declared.

@@ -105,11 +105,22 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
 
 // ToolView is a tool as GET /api/tools lists it.
 type ToolView struct {
-	Name         string            `json:"name"`
+	Name string `json:"name"`
+	// Title is a name for people (the tool's title, else its
+	// annotations').
+	Title        string            `json:"title,omitempty"`
 	Description  string            `json:"description"`
 	InputSchema  json.RawMessage   `json:"input_schema"`
 	Interactions tool.Capabilities `json:"interactions"`
-	Source       string            `json:"source,omitempty"`
+	// MayAsk lists the kinds of request the page may have to answer for
+	// the tool (confirm, text, secret, select, form): what its source
+	// shows it asks when that is known (tool.Info.DetectedInteractions),
+	// else what it declares.
+	MayAsk []tool.Kind `json:"may_ask"`
+	// Annotations are the tool's hints (read-only, destructive...), nil
+	// when it declares none.
+	Annotations *tool.Annotations `json:"annotations,omitempty"`
+	Source      string            `json:"source,omitempty"`
 	// ParsedViaRegexFallback marks tools of a file that is not valid
 	// Python.
 	ParsedViaRegexFallback bool `json:"_parsed_via_regex_fallback,omitempty"`
@@ -169,8 +180,13 @@ func (s *Server) toolsView(ctx context.Context) (*ToolsView, error) {
 		if len(bytes.TrimSpace(schema)) == 0 {
 			schema = json.RawMessage(`{"type":"object","properties":{}}`)
 		}
-		v.Libraries[i].Tools = append(v.Libraries[i].Tools, ToolView{Name: in.Name, Description: in.Description,
-			InputSchema: schema, Interactions: in.Interactions, Source: in.Source, ParsedViaRegexFallback: in.ParsedViaRegexFallback})
+		title := in.Title
+		if title == "" && in.Annotations != nil {
+			title = in.Annotations.Title
+		}
+		v.Libraries[i].Tools = append(v.Libraries[i].Tools, ToolView{Name: in.Name, Title: title, Description: in.Description,
+			InputSchema: schema, Interactions: in.Interactions, MayAsk: mayAsk(&in), Annotations: in.Annotations,
+			Source: in.Source, ParsedViaRegexFallback: in.ParsedViaRegexFallback})
 	}
 	switch d := s.ts.(type) {
 	case interface {
@@ -181,6 +197,26 @@ func (s *Server) toolsView(ctx context.Context) (*ToolsView, error) {
 		v.Diagnostics = d.Diagnostics()
 	}
 	return v, nil
+}
+
+// mayAsk lists the kinds of request a tool may make, as people should
+// expect them: detected from its source when known, else declared.
+func mayAsk(in *tool.Info) []tool.Kind {
+	c := in.Interactions
+	if in.DetectedInteractions != nil {
+		c = *in.DetectedInteractions
+	}
+	kinds := []tool.Kind{}
+	for _, k := range []struct {
+		on   bool
+		kind tool.Kind
+	}{{c.Confirm, tool.KindConfirm}, {c.Text || c.MultilineText, tool.KindText}, {c.Secret, tool.KindSecret},
+		{c.Select, tool.KindSelect}, {c.Form, tool.KindForm}} {
+		if k.on {
+			kinds = append(kinds, k.kind)
+		}
+	}
+	return kinds
 }
 
 // State is the body of GET /api/state: everything a page needs to draw

@@ -29,15 +29,64 @@ type Call struct {
 	// EngineError is set.
 	Result      json.RawMessage `json:"result,omitempty"`
 	EngineError bool            `json:"engine_error,omitempty"`
+	// Printed is what the tool printed and logged, in order, kept with the
+	// call so that a page loaded later shows it too: at most
+	// maxPrintedBytes, PrintedDropped counts what was left out.
+	Printed        []Printed `json:"printed,omitempty"`
+	PrintedDropped int64     `json:"printed_dropped,omitempty"`
+	// Progress is the latest progress the tool reported, if any.
+	Progress *Progress `json:"progress,omitempty"`
+	// Rejected is set when a confirmation of the call was declined (by
+	// the operator, a policy or a time limit): the card says "rejected",
+	// not merely "failed".
+	Rejected *Rejection `json:"rejected,omitempty"`
+}
+
+// Printed is one piece of what a tool printed ("stdout", "stderr") or
+// logged ("log": "level: message").
+type Printed struct {
+	Stream string `json:"stream"`
+	Text   string `json:"text"`
+}
+
+// Progress is how far a call has got: Total is 0 when unknown.
+type Progress struct {
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
+}
+
+// Rejection is a declined confirmation of a call: what the tool wanted to
+// do (Label) and the reason it was given.
+type Rejection struct {
+	Label  string `json:"label,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // call is the server's record of a call.
 type call struct {
 	Call
 	cancel context.CancelFunc
+	// printedBytes counts Printed's text.
+	printedBytes int
+	// lastProgress is when a progress event was last published; a timer
+	// publishes the latest value once the interval has passed.
+	lastProgress  time.Time
+	progressTimer *time.Timer
 }
 
 const keepCalls = 200
+
+// Bounds of what a call keeps and publishes.
+const (
+	// maxPrintedBytes bounds the printed text a call keeps.
+	maxPrintedBytes = 32 << 10
+	// maxPrintedPieces bounds the pieces it is kept in.
+	maxPrintedPieces = 1000
+	// progressInterval is the least time between two progress events of
+	// a call in the page's stream (the latest value always comes).
+	progressInterval = 100 * time.Millisecond
+)
 
 // callRequest is the body of POST /api/calls.
 type callRequest struct {
@@ -130,8 +179,13 @@ func (s *Server) run(ctx context.Context, c *call, toolCtx map[string]any) {
 		Workspace: s.opts.Workspace,
 		Context:   toolCtx,
 		Respond:   s.broker.Respond,
-		OnResponse: func(r *tool.Request, _ tool.Response) {
+		OnResponse: func(r *tool.Request, resp tool.Response) {
 			s.waitLogged(r.ID)
+			if rejected(r, resp) {
+				s.mu.Lock()
+				c.Rejected = &Rejection{Label: r.Label, Reason: resp.Reason}
+				s.mu.Unlock()
+			}
 		},
 		OnEvent: s.Event,
 	})
@@ -147,11 +201,75 @@ func (s *Server) run(ctx context.Context, c *call, toolCtx map[string]any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c.State, c.Finished, c.Result, c.EngineError = "done", time.Now(), raw, engineErr
+	if c.progressTimer != nil {
+		c.progressTimer.Stop() // the call event carries the latest progress
+		c.progressTimer = nil
+	}
 	view := c.Call
 	if !s.closed {
 		s.hub.publish(Event{Type: EventCall, Call: &view})
 	}
 	s.pruneLocked()
+}
+
+// rejected reports whether resp declines the confirmation r.
+func rejected(r *tool.Request, resp tool.Response) bool {
+	if r.Kind != tool.KindConfirm {
+		return false
+	}
+	switch resp.Action {
+	case tool.Decline:
+		return true
+	case tool.Submit:
+		d, _ := resp.Value.(tool.Decision)
+		if s, ok := resp.Value.(string); ok {
+			d = tool.Decision(s)
+		}
+		return d == tool.Reject
+	}
+	return false
+}
+
+// record adds what a call printed or logged to its record and tells the
+// pages; the caller holds mu. A piece over the bounds is counted, not
+// kept: the event still carries it.
+func (s *Server) record(c *call, stream, text string) {
+	if c.printedBytes+len(text) > maxPrintedBytes || len(c.Printed) >= maxPrintedPieces {
+		c.PrintedDropped += int64(len(text))
+		return
+	}
+	c.Printed = append(c.Printed, Printed{Stream: stream, Text: text})
+	c.printedBytes += len(text)
+}
+
+// progress records the progress of a running call and publishes it, at
+// most every progressInterval (a timer publishes the latest value when
+// reports come faster); the caller holds mu.
+func (s *Server) progress(c *call, p *Progress) {
+	c.Progress = p
+	if c.progressTimer != nil {
+		return // the timer publishes the latest
+	}
+	wait := progressInterval - time.Since(c.lastProgress)
+	if wait <= 0 {
+		s.publishProgress(c)
+		return
+	}
+	c.progressTimer = time.AfterFunc(wait, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if c.progressTimer == nil || s.closed || c.State != "running" {
+			return
+		}
+		c.progressTimer = nil
+		s.publishProgress(c)
+	})
+}
+
+func (s *Server) publishProgress(c *call) {
+	c.lastProgress = time.Now()
+	p := c.Progress
+	s.hub.publish(Event{Type: EventProgress, Progress: &ProgressEvent{CallID: c.ID, Tool: c.Tool, Progress: p.Progress, Total: p.Total, Message: p.Message}})
 }
 
 // resultJSON is the result object as the page shows it: an output longer

@@ -2,7 +2,10 @@
 // binary, that lists an inventory's libraries and tools, runs calls with
 // forms built from the tools' schemas, shows their normalized results, and
 // answers the confirmations and questions of running tools while they
-// wait, with a live event log.
+// wait, with a live event log. A call's card keeps what its tool printed
+// and logged, shows its progress while it runs, how long it took, and
+// whether a confirmation of it was rejected; a tool's card shows its
+// title, its hints (read-only, destructive...) and what it may ask.
 //
 // The page talks to a small JSON API under /api/ and follows a stream of
 // server-sent events; confirmations and questions are those of a
@@ -43,7 +46,7 @@
 //
 //	GET  /api/tools                   libraries with their tools and schemas, diagnostics
 //	GET  /api/state                   pending requests, recent calls, always approvals, latest events, seq
-//	GET  /api/events?since=SEQ        server-sent events after SEQ (request, call, output, resync)
+//	GET  /api/events?since=SEQ        server-sent events after SEQ (request, call, output, progress, resync, tools)
 //	POST /api/calls                   {"tool", "args", "context"} -> 202 {call}; the result comes as a call event
 //	POST /api/calls/{id}/cancel       cancel a running call
 //	POST /api/requests/{id}/answer    {"action": "submit"|"decline"|"cancel", "value", "reason"}

@@ -21,8 +21,10 @@ const (
 	EventRequest EventType = "request"
 	// EventCall: a call started or finished (Call).
 	EventCall EventType = "call"
-	// EventOutput: text a tool printed (Output).
+	// EventOutput: text a tool printed, or a log record of it (Output).
 	EventOutput EventType = "output"
+	// EventProgress: how far a running call has got (Progress).
+	EventProgress EventType = "progress"
 	// EventResync: events were lost on the way; the page must re-read
 	// GET /api/state.
 	EventResync EventType = "resync"
@@ -37,22 +39,34 @@ const (
 // masked, and call events carry no answers.
 type Event struct {
 	// Seq orders the events of a server (1, 2, ...).
-	Seq     uint64       `json:"seq"`
-	Time    time.Time    `json:"time"`
-	Type    EventType    `json:"type"`
-	Request *hitl.Event  `json:"request,omitempty"`
-	Call    *Call        `json:"call,omitempty"`
-	Output  *OutputEvent `json:"output,omitempty"`
-	Tools   string       `json:"tools,omitempty"`
+	Seq      uint64         `json:"seq"`
+	Time     time.Time      `json:"time"`
+	Type     EventType      `json:"type"`
+	Request  *hitl.Event    `json:"request,omitempty"`
+	Call     *Call          `json:"call,omitempty"`
+	Output   *OutputEvent   `json:"output,omitempty"`
+	Progress *ProgressEvent `json:"progress,omitempty"`
+	Tools    string         `json:"tools,omitempty"`
 }
 
-// OutputEvent is text a tool printed while it ran.
+// OutputEvent is text a tool printed while it ran, or one of its log
+// records.
 type OutputEvent struct {
 	CallID string `json:"call_id,omitempty"`
 	Tool   string `json:"tool,omitempty"`
-	// Stream is "stdout" or "stderr".
+	// Stream is "stdout" or "stderr", or "log" for a log record (Text is
+	// then "level: message").
 	Stream string `json:"stream,omitempty"`
 	Text   string `json:"text"`
+}
+
+// ProgressEvent is the progress of a call the page made.
+type ProgressEvent struct {
+	CallID   string  `json:"call_id"`
+	Tool     string  `json:"tool,omitempty"`
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
 }
 
 const defaultRing = 2000

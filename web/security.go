@@ -118,7 +118,7 @@ func crossOrigin(r *http.Request) string {
 
 // contentSecurityPolicy allows the page's own script and style files and
 // nothing else: no inline script, no other origin, no framing.
-const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src data:; " +
 	"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 func setCommonHeaders(h http.Header) {

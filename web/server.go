@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -184,15 +185,36 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // Event adds a call's event to the event log: what a tool printed (its
-// text is shown as printed, so a tool must not print secrets). The calls
-// the page makes subscribe to their own events; a host that runs calls
-// elsewhere may hand their events here too (lcp.Config.OnEvent).
-// Progress and log records are not shown.
+// text is shown as printed, so a tool must not print secrets) and its log
+// records; the progress of the calls the page made. The calls the page
+// makes subscribe to their own events, and keep what they printed and
+// their latest progress; a host that runs calls elsewhere may hand their
+// events here too (lcp.Config.OnEvent).
 func (s *Server) Event(e tool.Event) {
-	if e.Kind != tool.EventOutput || e.Text == "" {
-		return
+	switch e.Kind {
+	case tool.EventOutput:
+		if e.Text == "" {
+			return
+		}
+		s.output(e.CallID, e.Stream, e.Text)
+	case tool.EventLog:
+		level := e.Level
+		if level == "" {
+			level = "info"
+		}
+		s.output(e.CallID, "log", level+": "+strings.TrimRight(e.Text, "\n")+"\n")
+	case tool.EventProgress:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if c := s.calls[e.CallID]; c != nil && !s.closed && c.State == "running" {
+			s.progress(c, &Progress{Progress: e.Progress, Total: e.Total, Message: truncate(e.Text, 500)})
+		}
 	}
-	callID, stream, text := e.CallID, e.Stream, e.Text
+}
+
+// output publishes a piece of printed text or a log record, and keeps it
+// with the call when the page made it.
+func (s *Server) output(callID, stream, text string) {
 	const maxChunk = 16 << 10
 	if len(text) > maxChunk {
 		text = cutUTF8(text, maxChunk) + "… (output cut)"
@@ -205,6 +227,7 @@ func (s *Server) Event(e tool.Event) {
 	toolName := ""
 	if c := s.calls[callID]; c != nil {
 		toolName = c.Tool
+		s.record(c, stream, text)
 	}
 	s.hub.publish(Event{Type: EventOutput, Output: &OutputEvent{CallID: callID, Tool: toolName, Stream: stream, Text: text}})
 }

@@ -32,6 +32,7 @@ type CallOptions struct {
 	json     bool
 	batch    string
 	maxInput int64
+	verbose  bool
 }
 
 // NewCmdCall returns lcp call; runF runs it (nil: runCall).
@@ -49,6 +50,12 @@ and as a string otherwise.
 Confirmations and questions of the tool are asked on the terminal. Without a
 terminal nothing is approved unless --yes or --approve=allow says so, and
 questions take their default answer or are declined.
+
+While the call runs, a terminal shows a spinner with the elapsed time and
+the progress the tool reports, and what the tool prints and logs, on
+stderr (-v: also without a terminal). The result alone goes to stdout.
+A batch shows what its tools print and log the same way, without the
+spinner.
 
 --batch FILE.jsonl (or - for stdin) runs each line {"tool", "args"} in order
 against one engine and prints one result line per input line.`,
@@ -82,14 +89,17 @@ against one engine and prints one result line per input line.`,
 	f.BoolVar(&o.json, "json", false, "print the result object as JSON")
 	o.approval.register(f, true, "")
 	f.StringVar(&o.batch, "batch", "", "run the calls of a JSONL `file` (- for stdin)")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "show what the tool prints and logs on stderr also without a terminal (and its debug records)")
 	return cmd
 }
 
 // terminalBroker builds the broker that answers the tools' confirmations
 // and questions on the terminal (or, without one, as the flags say).
 // batchStdin says that standard input carries data, so the terminal must
-// be opened apart. It returns the broker and the function that closes it.
-func terminalBroker(env *Env, approval *approvalFlags, batchStdin bool) (*hitl.Broker, func(), error) {
+// be opened apart; wrap, when set, wraps the terminal front end (the live
+// view pauses around its prompts). It returns the broker and the function
+// that closes it.
+func terminalBroker(env *Env, approval *approvalFlags, batchStdin bool, wrap func(hitl.FrontEnd) hitl.FrontEnd) (*hitl.Broker, func(), error) {
 	policy, err := approval.policy()
 	if err != nil {
 		return nil, nil, err
@@ -111,6 +121,9 @@ func terminalBroker(env *Env, approval *approvalFlags, batchStdin bool) (*hitl.B
 	if tty != nil {
 		t := term.New(tty, env.Stderr)
 		fe = t
+		if wrap != nil {
+			fe = wrap(t)
+		}
 		closers = append([]func(){func() { _ = t.Close() }}, closers...)
 	}
 	broker := hitl.New(fe, &hitl.Options{Policy: policy})
@@ -140,20 +153,34 @@ func runCall(o *CallOptions) error {
 			return err
 		}
 	}
-	broker, cleanup, err := terminalBroker(env, &o.approval, o.batch == "-")
+	live := newLive(env, o.verbose)
+	broker, cleanup, err := terminalBroker(env, &o.approval, o.batch == "-", live.frontEnd)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	eng, err := o.inv.engine(ctx, func(c *lcp.Config) { c.Respond = broker.Respond })
+	eng, err := o.inv.engine(ctx, func(c *lcp.Config) {
+		c.Respond = broker.Respond
+		if o.batch != "" {
+			// A batch shows what its tools print and log (on a terminal,
+			// or with -v), without a status line between its result lines.
+			c.OnEvent = live.event
+		}
+	})
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
 	if o.batch != "" {
-		return runBatch(ctx, env, eng, o, toolCtx)
+		err := runBatch(ctx, env, eng, o, toolCtx)
+		live.end()
+		return err
 	}
-	res, callErr := eng.Call(ctx, o.tool, callArgs, &tool.CallOptions{Context: toolCtx})
+	// The live view shows the call as it runs (stderr); it is gone before
+	// the result is printed.
+	live.begin(o.tool)
+	res, callErr := eng.Call(ctx, o.tool, callArgs, &tool.CallOptions{Context: toolCtx, OnEvent: live.event})
+	live.end()
 	if callErr != nil {
 		res = tool.ErrorResult(callErr)
 	}

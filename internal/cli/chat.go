@@ -190,7 +190,11 @@ func runChat(o *ChatOptions) error {
 	if err := pickModel(base, client); err != nil {
 		return err
 	}
-	broker, cleanup, err := terminalBroker(env, &o.approval, false)
+	// The live view shows a spinner while the model or a tool runs, and
+	// what the tools print, under their call.
+	live := newLive(env, false)
+	live.indent = "   "
+	broker, cleanup, err := terminalBroker(env, &o.approval, false, live.frontEnd)
 	if err != nil {
 		return err
 	}
@@ -199,11 +203,14 @@ func runChat(o *ChatOptions) error {
 	relay := &changeRelay{}
 	relay.add(func(c lcp.Change) {
 		// The next request to the model lists the tools again.
-		fmt.Fprintln(env.Stderr, "lcp chat: reloaded: "+describeChange(c))
+		live.println("lcp chat: reloaded: " + describeChange(c))
 	})
 	eng, err := o.inv.engine(base, func(c *lcp.Config) {
 		o.watch.configure(c, relay)
 		c.Respond = respond
+		// Calls run one at a time: the engine's events are the running
+		// call's.
+		c.OnEvent = live.event
 		c.DynamicPrompts = true
 		if c.LLM == nil { // --llm, when given, is what the tools use
 			c.LLM = client
@@ -214,7 +221,7 @@ func runChat(o *ChatOptions) error {
 	}
 	defer eng.Close()
 	s.eng = eng
-	s.out = &chatPrinter{env: env, stdoutTTY: env.stdoutIsTerminal()}
+	s.out = &chatPrinter{env: env, stdoutTTY: env.stdoutIsTerminal(), live: live}
 	s.opts = &agent.Options{
 		System:    o.system,
 		MaxSteps:  o.maxSteps,
@@ -332,7 +339,7 @@ func (s *chatSession) repl(base context.Context) error {
 	failed := 0
 	for {
 		if interactive {
-			fmt.Fprint(env.Stderr, "> ")
+			fmt.Fprint(env.Stderr, paint(s.out.live.colour, sgrBold, "> "))
 		}
 		line, err := s.readLine(base, lines)
 		if err != nil {
@@ -371,7 +378,7 @@ func (s *chatSession) repl(base context.Context) error {
 			fmt.Fprintln(env.Stderr, "(turn cancelled)")
 		default:
 			failed++
-			fmt.Fprintln(env.Stderr, "lcp: "+s.explain(err))
+			fmt.Fprintln(env.Stderr, paint(s.out.live.colour, sgrRed, "lcp: "+s.explain(err)))
 		}
 		if base.Err() != nil {
 			break
@@ -430,26 +437,38 @@ func (s *chatSession) explain(err error) string {
 }
 
 // chatPrinter shows a turn: the model's text on stdout, the tool calls on
-// stderr.
+// stderr (in colour on a terminal), with the live view's spinner while the
+// model or a tool runs.
 type chatPrinter struct {
 	env       *Env
 	stdoutTTY bool
+	live      *live
 
 	mu       sync.Mutex
 	midLine  bool // streamed text without its final newline yet
 	streamed bool // the current step's text was streamed
 }
 
+// modelLabel is what the status line says while the model answers.
+const modelLabel = "waiting for the model"
+
 func (p *chatPrinter) startTurn() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.midLine, p.streamed = false, false
+	p.live.begin(modelLabel)
 }
 
 func (p *chatPrinter) endTurn() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.live.end()
 	p.endLine()
+}
+
+// line prints one of the tool log's lines on stderr, in colour code.
+func (p *chatPrinter) line(code, s string) {
+	p.live.println(paint(p.live.colour, code, s))
 }
 
 // endLine finishes a streamed line; the caller holds mu.
@@ -470,6 +489,9 @@ func (p *chatPrinter) text(s string) string {
 func (p *chatPrinter) event(e agent.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	// Nothing is drawn while the model's text streams: stdout and stderr
+	// may be the same terminal.
+	p.live.end()
 	switch e.Kind {
 	case agent.EventTextDelta:
 		fmt.Fprint(p.env.Stdout, p.text(e.Text))
@@ -485,7 +507,9 @@ func (p *chatPrinter) event(e agent.Event) {
 	case agent.EventToolCall:
 		p.endLine()
 		p.streamed = false
-		fmt.Fprintf(p.env.Stderr, "-> %s %s\n", safeText(e.Call.Function.Name, false), clipLine(e.Call.Function.Arguments, 200))
+		name := safeText(e.Call.Function.Name, false)
+		p.line(sgrCyan, fmt.Sprintf("-> %s %s", name, clipLine(e.Call.Function.Arguments, 200)))
+		p.live.begin(name)
 	case agent.EventToolResult:
 		res := e.Result
 		took := ""
@@ -494,13 +518,15 @@ func (p *chatPrinter) event(e agent.Event) {
 		}
 		name := safeText(e.Call.Function.Name, false)
 		if res.Success {
-			fmt.Fprintf(p.env.Stderr, "<- %s%s: %s\n", name, took, clipLine(res.Text(), 200))
+			p.line(sgrGreen, fmt.Sprintf("<- %s%s: %s", name, took, clipLine(res.Text(), 200)))
 		} else {
-			fmt.Fprintf(p.env.Stderr, "<- %s failed (%d)%s: %s\n", name, res.StatusCode, took, clipLine(res.Error, 200))
+			p.line(sgrRed, fmt.Sprintf("<- %s failed (%d)%s: %s", name, res.StatusCode, took, clipLine(res.Error, 200)))
 		}
 		if pi := res.PromptInjection(); pi != "" {
-			fmt.Fprintf(p.env.Stderr, "   + prompt_injection: %s\n", clipLine(pi, 120))
+			p.line(sgrDim, fmt.Sprintf("   + prompt_injection: %s", clipLine(pi, 120)))
 		}
+		// The model reads the result next.
+		p.live.begin(modelLabel)
 	}
 }
 

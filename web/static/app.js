@@ -186,6 +186,7 @@
         return renderCall(ev.call);
       }
       case 'output': return appendOutput(ev.output);
+      case 'progress': return applyProgress(ev.progress);
       case 'tools': return loadTools(); // a tool file changed (lcp serve --watch)
     }
   }
@@ -245,7 +246,7 @@
         libraryIcon(lib.icon),
         el('h3', { text: lib.name }),
         lib.id && lib.id !== lib.name ? el('span', { class: 'muted mono', text: lib.id }) : null));
-      if (lib.description) sec.append(el('p', { class: 'lib-desc', text: lib.description }));
+      if (lib.description) sec.append(libraryDescription(lib.description));
       for (const t of lib.tools) sec.append(toolCard(t));
       box.append(sec);
     }
@@ -264,6 +265,34 @@
     applyFilter();
   }
 
+  // A library's description: short ones as they are; a long one (several
+  // lines, or more than LONG_DESC characters) collapsed to its beginning,
+  // opened on a click.
+  const LONG_DESC = 160;
+  function libraryDescription(text) {
+    const first = text.split('\n')[0];
+    if (text.length <= LONG_DESC && first === text) return el('p', { class: 'lib-desc', text });
+    const head = first.length > LONG_DESC ? first.slice(0, LONG_DESC).replace(/\s+\S*$/, '') : first;
+    return el('details', { class: 'lib-desc long' },
+      el('summary', {}, el('span', { class: 'more', text: head + ' … more' }), el('span', { class: 'less', text: 'less' })),
+      el('p', { class: 'lib-desc-full', text }));
+  }
+
+  // The tool's hints, as badges: read-only, destructive (when not
+  // read-only), idempotent, open world; only the hints set to true.
+  function hintBadges(a) {
+    const out = [];
+    if (!a) return out;
+    const badge = (hint, text, title) => out.push(el('span', { class: 'hint hint-' + hint, 'data-hint': hint, title, text }));
+    if (a.readOnlyHint === true) badge('read-only', 'read-only', 'The tool says it does not change anything.');
+    else if (a.destructiveHint === true) badge('destructive', 'destructive', 'The tool says it may delete or overwrite things.');
+    if (a.readOnlyHint !== true && a.idempotentHint === true) badge('idempotent', 'idempotent', 'Calling it again with the same arguments changes nothing more.');
+    if (a.openWorldHint === true) badge('open-world', 'open world', 'The tool reaches beyond this machine (the web, other systems).');
+    return out;
+  }
+
+  const ASK_WORDS = { confirm: 'approval', text: 'text', secret: 'a secret', select: 'a choice', form: 'a form' };
+
   function libraryIcon(icon) {
     if (!icon) return el('span', { class: 'icon', 'aria-hidden': 'true', text: '🧰' });
     if (/^data:image\/(png|gif|jpeg|webp|svg\+xml)[;,]/i.test(icon)) {
@@ -276,12 +305,17 @@
   function toolCard(t) {
     const det = el('details', { class: 'tool', 'data-tool': t.name });
     const first = (t.description || '').split('\n')[0];
-    det.append(el('summary', {}, el('span', { class: 'tool-name mono', text: t.name }), ' ', el('span', { class: 'muted', text: first })));
+    det.append(el('summary', {}, el('span', { class: 'tool-name mono', text: t.name }),
+      t.title ? el('span', { class: 'tool-title', text: ' ' + t.title }) : null,
+      ...hintBadges(t.annotations).flatMap((b) => [' ', b]),
+      ' ', el('span', { class: 'muted', text: first })));
     const body = el('div', { class: 'tool-body' });
     if (t.description) body.append(el('p', { class: 'desc', text: t.description }));
-    const kinds = Object.keys(t.interactions || {}).filter((k) => t.interactions[k]);
+    // What the page may have to answer for this tool: what its source
+    // shows it asks, else what it declares (the server decides).
+    const kinds = Array.isArray(t.may_ask) ? t.may_ask : [];
     const meta = el('p', { class: 'meta muted' });
-    if (kinds.length) meta.append('may ask: ' + kinds.join(', ') + ' ');
+    if (kinds.length) meta.append(el('span', { class: 'may-ask', 'data-kinds': kinds.join(' '), text: 'may ask for ' + kinds.map((k) => ASK_WORDS[k] || k).join(', ') }), ' ');
     if (t.source) meta.append(el('span', { class: 'mono', title: t.source, text: t.source.split('/').pop() }));
     if (t._parsed_via_regex_fallback) meta.append(el('span', { class: 'warn', text: ' (read by the fallback parser: the file is not valid Python)' }));
     if (meta.childNodes.length) body.append(meta);
@@ -633,6 +667,7 @@
       const left = Math.max(0, Math.round((Date.parse(n.dataset.deadline) - now) / 1000));
       n.textContent = 'times out in ' + Math.floor(left / 60) + ':' + String(left % 60).padStart(2, '0');
     }
+    for (const n of document.querySelectorAll('[data-started]')) n.textContent = elapsed(n.dataset.started, now);
   }, 1000);
 
   // ----------------------------------------------------------------- calls
@@ -648,26 +683,77 @@
     if (empty) empty.hidden = !!box.querySelector('article.call');
   }
 
+  // duration says how long something took: 420 ms, 3.4 s, 2 min 05 s.
+  function duration(ms) {
+    if (!(ms >= 0)) return '';
+    if (ms < 1000) return Math.round(ms) + ' ms';
+    if (ms < 60000) return (ms / 1000).toFixed(1) + ' s';
+    const s = Math.round(ms / 1000);
+    return Math.floor(s / 60) + ' min ' + String(s % 60).padStart(2, '0') + ' s';
+  }
+
+  // elapsed is the time a running call has taken, in whole seconds.
+  function elapsed(started, now) {
+    const s = Math.max(0, Math.floor((now - Date.parse(started)) / 1000));
+    return s < 60 ? s + ' s' : Math.floor(s / 60) + ' min ' + String(s % 60).padStart(2, '0') + ' s';
+  }
+
+  // callStatus is the status of a finished call as people read it: ok,
+  // rejected (a confirmation was declined and the call failed), cancelled,
+  // engine error, failed.
+  function callStatus(c, res) {
+    if (res.success) return { cls: 'ok', text: res.status_code + ' ok' };
+    if (c.rejected) return { cls: 'rejected', text: 'rejected' };
+    if (res.status_code === 499) return { cls: 'failed', text: '499 cancelled' };
+    return { cls: 'failed', text: res.status_code + (c.engine_error ? ' engine error' : ' failed') };
+  }
+
+  // progressView is a running call's progress: a bar (moving, when the
+  // total is unknown) with the percentage or count and the message.
+  function progressView(p) {
+    const known = p.total > 0;
+    const bar = el('progress', known ? { max: p.total, value: Math.min(p.progress, p.total) } : {});
+    const parts = [];
+    if (known) parts.push(Math.round(100 * Math.min(1, p.progress / p.total)) + '%');
+    else if (p.progress) parts.push(String(p.progress));
+    if (p.message) parts.push(p.message);
+    return el('div', { class: 'call-progress', 'data-progress': p.progress, 'data-total': p.total || 0 },
+      bar, ' ', el('span', { class: 'progress-text', text: parts.join(' ') }));
+  }
+
   function renderCall(c) {
     const box = $('calls');
     let card = box.querySelector('article.call[data-call="' + CSS.escape(c.id) + '"]');
-    const live = card ? card.querySelector('.live-output') : null;
     const fresh = el('article', { class: 'call', 'data-call': c.id, 'data-state': c.state, 'data-tool': c.tool });
     const head = el('header', {}, el('h3', { class: 'mono', text: c.tool }), el('span', { class: 'muted', text: clock(c.started) }));
     const res = c.result && typeof c.result === 'object' ? c.result : null;
     if (c.state === 'running') {
       head.append(el('span', { class: 'status running', text: 'running…' }),
+        el('span', { class: 'elapsed muted', 'data-started': c.started, text: elapsed(c.started, Date.now()) }),
         el('button', { type: 'button', class: 'link', 'data-action': 'cancel', text: 'cancel',
           onclick: () => api('POST', 'api/calls/' + encodeURIComponent(c.id) + '/cancel', {}).catch((e) => alert(e.message)) }));
     } else if (res) {
-      head.append(el('span', { class: 'status ' + (res.success ? 'ok' : 'failed'), 'data-status': res.status_code,
-        text: res.status_code + (res.success ? ' ok' : c.engine_error ? ' engine error' : ' failed') }));
+      const st = callStatus(c, res);
+      head.append(el('span', { class: 'status ' + st.cls, 'data-status': res.status_code, text: st.text }));
+      const took = Date.parse(c.finished) - Date.parse(c.started);
+      if (took >= 0) head.append(el('span', { class: 'duration muted', 'data-ms': took, title: 'how long the call took', text: duration(took) }));
     }
     fresh.append(head);
     if (c.args && JSON.stringify(c.args) !== '{}') {
       fresh.append(el('details', { class: 'args' }, el('summary', { text: 'arguments' }), el('pre', { text: JSON.stringify(c.args, null, 2) })));
     }
-    fresh.append(live || el('pre', { class: 'live-output', hidden: true }));
+    if (c.state === 'running' && c.progress) fresh.append(progressView(c.progress));
+    if (c.rejected) {
+      const r = c.rejected;
+      fresh.append(el('p', { class: 'rejection' }, 'Approval rejected' + (r.label ? ' for ' : ''),
+        r.label ? el('span', { class: 'mono', text: r.label }) : null, r.reason ? ': ' + r.reason : ''));
+    }
+    // What the tool printed, kept with the call (the server sends it
+    // whole with each call event; output events add to it).
+    const printed = el('pre', { class: 'live-output', hidden: true });
+    for (const o of c.printed || []) appendPrinted(printed, o);
+    if (c.printed_dropped) printed.append(el('span', { class: 'muted', text: '\n(' + c.printed_dropped + ' more bytes not kept)' }));
+    fresh.append(printed);
     if (res) fresh.append(resultView(res));
     if (card) card.replaceWith(fresh);
     else {
@@ -687,6 +773,7 @@
   }
 
   const IMAGE_TYPES = /^image\/(png|gif|jpeg|webp|bmp)$/i;
+  const AUDIO_TYPES = /^audio\/(wav|x-wav|wave|mpeg|mp3|ogg|webm|flac|aac|mp4)$/i;
 
   // contentView shows a result's content blocks beside its text: images
   // as images, the rest as placeholders with their type and size.
@@ -697,6 +784,13 @@
       if (b.type === 'image' && IMAGE_TYPES.test(b.mimeType || '')) {
         box.append(el('img', { class: 'content-image', src: 'data:' + b.mimeType + ';base64,' + b.data,
           alt: 'image (' + b.mimeType + ', ' + base64Size(b.data) + ' bytes)' }));
+        continue;
+      }
+      if (b.type === 'audio' && AUDIO_TYPES.test(b.mimeType || '')) {
+        // A player, with the placeholder as its caption.
+        box.append(el('figure', { class: 'content-audio' },
+          el('audio', { controls: true, preload: 'metadata', src: 'data:' + b.mimeType + ';base64,' + b.data }),
+          el('figcaption', { class: 'content-placeholder mono', 'data-type': 'audio', text: '[audio ' + b.mimeType + ', ' + base64Size(b.data) + ' bytes]' })));
         continue;
       }
       let text;
@@ -741,13 +835,30 @@
     return box;
   }
 
-  function appendOutput(o) {
-    if (!o.call_id) return;
-    const card = $('calls').querySelector('article.call[data-call="' + CSS.escape(o.call_id) + '"]');
-    if (!card) return;
-    const pre = card.querySelector('.live-output');
+  function appendPrinted(pre, o) {
     pre.hidden = false;
     pre.append(el('span', { class: 'stream-' + o.stream, text: o.text }));
+  }
+
+  function appendOutput(o) {
+    if (!o.call_id) return;
+    const c = state.calls.get(o.call_id);
+    if (c) (c.printed = c.printed || []).push({ stream: o.stream, text: o.text });
+    const card = $('calls').querySelector('article.call[data-call="' + CSS.escape(o.call_id) + '"]');
+    if (!card) return;
+    appendPrinted(card.querySelector('.live-output'), o);
+  }
+
+  function applyProgress(p) {
+    const c = state.calls.get(p.call_id);
+    if (!c || c.state !== 'running') return;
+    c.progress = { progress: p.progress, total: p.total, message: p.message };
+    const card = $('calls').querySelector('article.call[data-call="' + CSS.escape(p.call_id) + '"]');
+    if (!card) return;
+    const view = progressView(c.progress);
+    const old = card.querySelector('.call-progress');
+    if (old) old.replaceWith(view);
+    else card.querySelector('header').after(view);
   }
 
   // ------------------------------------------------------------------- log
