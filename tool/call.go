@@ -69,7 +69,8 @@ func Drive(ctx context.Context, h Handler, args json.RawMessage, opts *CallOptio
 		opts = &CallOptions{}
 	}
 	step, err := h.Invoke(ctx, Invocation{CallID: opts.CallID, Arguments: args, Workspace: opts.Workspace,
-		Context: opts.Context, Conversation: opts.Conversation, OnEvent: opts.OnEvent, Parent: opts.Parent, Generator: opts.Generator})
+		Context: opts.Context, Conversation: opts.Conversation, OnEvent: opts.OnEvent, Parent: opts.Parent, Generator: opts.Generator,
+		driver: &driver{ctx: ctx, opts: opts}})
 	for err == nil && step.Request != nil {
 		req := step.Request
 		if opts.OnRequest != nil {
