@@ -51,6 +51,10 @@ func (b *Binding) run(ctx context.Context, e *entry, c *tool.CallRequest) (*tool
 		Config:    cfg,
 		Handlers:  b.handlers(),
 		Timeout:   b.opts.CallTimeout,
+		// The handler may run the call in its caller's goroutine
+		// (HandlerOptions.ReturnsOnCancel): a cancelled call returns at
+		// once and stops in the background.
+		ReturnOnCancel: true,
 	}
 	if b.opts.Host != nil {
 		req.HasLLM = b.opts.Host.HasLLM()
