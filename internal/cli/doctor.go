@@ -35,7 +35,7 @@ func NewCmdDoctor(env *Env, runF func(*DoctorOptions) error) *cobra.Command {
 Python runs (user, mount, PID, network and IPC namespaces, overlayfs in a user
 namespace, Landlock, cgroups, resource limits), whether sandboxed runs work
 here, and how each autonomy level behaves as a result.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error { return runF(o) },
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the findings as a JSON object")

@@ -39,7 +39,7 @@ libraries that have them); --prompts prints the libraries' system prompts.
 source files, tools and diagnostics (with --json, one object per library).
 --precise reads annotations by their meaning (Literal -> enum, list[int] ->
 array of integers, Optional -> not required) instead of the LCP rule.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.ctx = cmd.Context()
 			if runF != nil {

@@ -94,7 +94,7 @@ flight have --drain-timeout to finish.
 Replicas: --stateless keeps no session, so any replica serves any
 request behind a round-robin balancer; --replica-id ID starts the session
 ids of a stateful replica, for a balancer that routes on them.`,
-		Args: cobra.NoArgs,
+		Args: subcommandArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.ctx, o.useHTTP = cmd.Context(), cmd.Flags().Changed("http")
 			if runF != nil {

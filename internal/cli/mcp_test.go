@@ -16,6 +16,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lcptools/lcp/internal/buildinfo"
 )
 
 // pythonTools writes a tools folder with a plain and an interactive LCP
@@ -118,6 +120,10 @@ func TestMCPCommandOverStdio(t *testing.T) {
 	cs, err := c.Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
 	if err != nil {
 		t.Fatalf("connect: %v (stderr: %s)", err, stderr.String())
+	}
+	// The server says which lcp it is, in lcp version's words.
+	if info := cs.InitializeResult().ServerInfo; info.Name != "lcp" || info.Version != buildinfo.Version() {
+		t.Errorf("serverInfo = %+v, want lcp %s", info, buildinfo.Version())
 	}
 	list, err := cs.ListTools(ctx, nil)
 	if err != nil {

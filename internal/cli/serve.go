@@ -59,7 +59,7 @@ $LCP_SERVE_TOKEN; random and secret otherwise) in the X-LCP-Token header.
 /healthz and /readyz need no sign-in. On SIGTERM or Ctrl-C the page stops
 taking calls, declines pending approvals and lets calls in flight finish
 (--drain-timeout).`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.ctx = cmd.Context()
 			if runF != nil {
