@@ -16,6 +16,7 @@ import (
 	"github.com/lcptools/lcp"
 	"github.com/lcptools/lcp/agent"
 	"github.com/lcptools/lcp/llm"
+	"github.com/lcptools/lcp/tool"
 	"github.com/spf13/cobra"
 )
 
@@ -73,7 +74,7 @@ turn and exits (for scripts).
 Confirmations and questions of the tools are asked on the terminal. Without
 a terminal nothing is approved unless --yes or --approve=allow says so, and
 questions take their default answer or are declined.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("stream") {
 				o.stream = env.stdoutIsTerminal()
@@ -493,7 +494,9 @@ func (p *chatPrinter) event(e agent.Event) {
 			took = fmt.Sprintf(" (%.1fs)", e.Elapsed.Seconds())
 		}
 		name := safeText(e.Call.Function.Name, false)
-		if res.Success {
+		if rejection := tool.RejectionOf(res); rejection != nil {
+			fmt.Fprintf(p.env.Stderr, "<- %s%s: %s\n", name, took, clipLine(rejection.String(), 200))
+		} else if res.Success {
 			fmt.Fprintf(p.env.Stderr, "<- %s%s: %s\n", name, took, clipLine(res.Text(), 200))
 		} else {
 			fmt.Fprintf(p.env.Stderr, "<- %s failed (%d)%s: %s\n", name, res.StatusCode, took, clipLine(res.Error, 200))
