@@ -100,9 +100,10 @@ type Tool struct {
 	File *File
 }
 
-// Info returns the tool's description in the core model.
+// Info returns the tool's description in the core model, with the
+// title and hints its library declares in TOOL_ANNOTATIONS.
 func (t *Tool) Info() tool.Info {
-	return tool.Info{
+	info := tool.Info{
 		Name:                   t.Name,
 		Description:            pyval.ValidUTF8(t.Description),
 		InputSchema:            t.InputSchema(),
@@ -111,6 +112,12 @@ func (t *Tool) Info() tool.Info {
 		Source:                 t.File.Path,
 		ParsedViaRegexFallback: t.ParsedViaRegexFallback,
 	}
+	if a := t.Annotations; a != nil {
+		info.Title = pyval.ValidUTF8(a.Title)
+		info.Annotations = &tool.Annotations{Title: info.Title, ReadOnlyHint: a.ReadOnly, DestructiveHint: a.Destructive,
+			IdempotentHint: a.Idempotent, OpenWorldHint: a.OpenWorld}
+	}
+	return info
 }
 
 // Result is what a discovery found.

@@ -68,6 +68,7 @@ func extract(filename string, src []byte) *File {
 	x := &extractor{f: f, file: file, src: src, lastLine: 1, hasCR: bytes.IndexByte(src, '\r') >= 0}
 	x.module(mod)
 	x.checkPrompts()
+	x.readAnnotations()
 	f.detach()
 	return f
 }
@@ -129,6 +130,8 @@ type extractor struct {
 	// (tools come in source order), without building a line table
 	lastOff, lastLine int
 	hasCR             bool
+	// annotations is the module's TOOL_ANNOTATIONS assignment, if any.
+	annotations *annotationsDecl
 }
 
 func (x *extractor) line(p token.Pos) int {
@@ -161,6 +164,11 @@ func (x *extractor) libraryMeta(st ast.Stmt) {
 		targets, value = []ast.Expr{st.Target}, st.Value
 	default:
 		return
+	}
+	for _, t := range targets {
+		if n, ok := t.(*ast.Name); ok && n.Id == AnnotationsName {
+			x.annotations = &annotationsDecl{value: value, line: x.file.Line(st.Pos())}
+		}
 	}
 	c, ok := value.(*ast.Constant)
 	if !ok || c.Kind != ast.Str {

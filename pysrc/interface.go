@@ -108,6 +108,9 @@ type Tool struct {
 	// Declared lists every parameter name of the signature, hidden ones
 	// and *args/**kwargs included (for the worker's injection rules).
 	Declared []string
+	// Annotations are the tool's hints from the module's TOOL_ANNOTATIONS,
+	// nil when it declares none.
+	Annotations *Annotations
 }
 
 // Param is one property of a tool's input schema.
