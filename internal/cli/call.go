@@ -75,7 +75,7 @@ against one engine and prints one result line per input line.`,
 			return runCall(o)
 		},
 	}
-	o.inv.register(cmd.Flags())
+	o.inv.register(cmd.Flags(), runsTools)
 	f := cmd.Flags()
 	f.StringVar(&o.args, "args", "", "the arguments as a JSON `object`")
 	f.StringVar(&o.context, "context", "", "the tool_context as a JSON `object`")

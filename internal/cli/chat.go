@@ -87,7 +87,7 @@ questions take their default answer or are declined.`,
 			return runChat(o)
 		},
 	}
-	o.inv.register(cmd.Flags())
+	o.inv.register(cmd.Flags(), runsTools)
 	o.watch.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&o.model, "model", "", "the endpoint: `URL[#MODEL]` (default $LCP_MODEL)")

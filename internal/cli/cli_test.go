@@ -350,3 +350,27 @@ def tool_drop_table(name: str):
 		t.Fatalf("approved: exit %d, %q", code, out)
 	}
 }
+
+// --autonomy sets the built-ins' level; a library's level in
+// --host-config wins.
+func TestAutonomyFlag(t *testing.T) {
+	ws := t.TempDir()
+	// safe runs ls without asking; strict asks, and nobody is there.
+	if out, errOut, code := run(t, "", "call", "--workspace", ws, "--autonomy", "safe", "tool_execute_shell_command", "command=echo hi"); code != 0 || !strings.Contains(out, "hi") {
+		t.Fatalf("safe: exit %d, %q %q", code, out, errOut)
+	}
+	_, errOut, code := run(t, "", "call", "--workspace", ws, "--autonomy", "strict", "tool_execute_shell_command", "command=echo hi")
+	if code != ExitFailure || !strings.HasPrefix(errOut, "Rejected by the operator: ") {
+		t.Fatalf("strict: exit %d, %q", code, errOut)
+	}
+	hc := filepath.Join(t.TempDir(), "host.json")
+	if err := os.WriteFile(hc, []byte(`{"system_shell": {"autonomy_level": "safe"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := run(t, "", "call", "--workspace", ws, "--autonomy", "strict", "--host-config", hc, "tool_execute_shell_command", "command=echo hi"); code != 0 || !strings.Contains(out, "hi") {
+		t.Fatalf("--host-config wins: exit %d, %q %q", code, out, errOut)
+	}
+	if _, errOut, code := run(t, "", "list", "--autonomy", "reckless"); code != ExitUsage || !strings.Contains(errOut, `unknown autonomy level "reckless"`) {
+		t.Fatalf("bad level: exit %d, %q", code, errOut)
+	}
+}

@@ -254,3 +254,51 @@ func TestMainCancelsOnSignalFromEnv(t *testing.T) {
 		t.Errorf("exit %d, %v (stderr %s)", code, err, stderr.String())
 	}
 }
+
+// Each command lists only the inventory flags it uses.
+func TestInventoryFlagsPerCommand(t *testing.T) {
+	runOnly := []string{"--timeout", "1s", "--no-coerce", "--validate-args", "--llm", "http://x/v1"}
+	loadOnly := []string{"--workspace", ".", "--python", "python3", "--sandbox"}
+	for _, tt := range []struct {
+		cmd    *cobra.Command
+		reject []string
+		accept []string
+	}{
+		{NewCmdCheck(testEnv(), func(*CheckOptions) error { return nil }), append(append([]string{}, runOnly...), loadOnly...), []string{"--autonomy", "strict", "--host-config", "h.json"}},
+		{NewCmdList(testEnv(), func(*ListOptions) error { return nil }), runOnly, append([]string{"--autonomy", "safe"}, loadOnly...)},
+		{NewCmdCall(testEnv(), func(*CallOptions) error { return nil }), nil, append(append([]string{"--autonomy", "full_access", "t"}, runOnly...), loadOnly...)},
+	} {
+		for i := 0; i < len(tt.reject); i++ {
+			args := []string{tt.reject[i]}
+			if i+1 < len(tt.reject) && !strings.HasPrefix(tt.reject[i+1], "--") {
+				args = append(args, tt.reject[i+1])
+				i++
+			}
+			if err := parse(t, tt.cmd, args...); ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "unknown flag") {
+				t.Errorf("lcp %s %v: %v, want an unknown flag", tt.cmd.Name(), args, err)
+			}
+		}
+		if err := parse(t, tt.cmd, tt.accept...); err != nil {
+			t.Errorf("lcp %s %v: %v", tt.cmd.Name(), tt.accept, err)
+		}
+	}
+}
+
+func TestApplyAutonomy(t *testing.T) {
+	got := applyAutonomy(map[string]map[string]any{
+		"system_shell":   {"autonomy_level": "safe", "timeout": 5.0},
+		"execute_python": {"python": "py3"},
+		"my_lib":         {"x": 1.0},
+	}, "strict")
+	want := map[string]map[string]any{
+		"system_shell":           {"autonomy_level": "safe", "timeout": 5.0}, // an explicit level wins
+		"execute_python":         {"python": "py3", "autonomy_level": "strict"},
+		"workspace_tools":        {"autonomy_level": "strict"},
+		"user_interactive_tools": {"autonomy_level": "strict"},
+		"user_interaction_demo":  {"autonomy_level": "strict"},
+		"my_lib":                 {"x": 1.0}, // the user's libraries keep theirs
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+}

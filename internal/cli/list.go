@@ -48,7 +48,7 @@ array of integers, Optional -> not required) instead of the LCP rule.`,
 			return runList(o)
 		},
 	}
-	o.inv.register(cmd.Flags())
+	o.inv.register(cmd.Flags(), loadsTools)
 	cmd.Flags().StringVar(&o.format, "format", "lcp", "spec `format`: lcp, openai, anthropic or mcp")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print a JSON array of specs")
 	cmd.Flags().BoolVar(&o.prompts, "prompts", false, "print the libraries' system prompts (tool_<stem>_prompt)")

@@ -103,7 +103,7 @@ ids of a stateful replica, for a balancer that routes on them.`,
 			return runMCP(o)
 		},
 	}
-	o.inv.register(cmd.Flags())
+	o.inv.register(cmd.Flags(), runsTools)
 	o.watch.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&o.http, "http", "", "serve streamable HTTP at this `address` (host:port) instead of stdio")
