@@ -374,3 +374,17 @@ func TestAutonomyFlag(t *testing.T) {
 		t.Fatalf("bad level: exit %d, %q", code, errOut)
 	}
 }
+
+// lcp list --format F prints JSON in that format, --json or not.
+func TestListFormatWithoutJSON(t *testing.T) {
+	for format, key := range map[string]string{"openai": `"type": "function"`, "anthropic": `"input_schema"`, "mcp": `"inputSchema"`, "lcp": `"input_schema"`} {
+		out, errOut, code := run(t, "", "list", "--format", format)
+		var specs []map[string]any
+		if code != 0 || json.Unmarshal([]byte(out), &specs) != nil || len(specs) == 0 || !strings.Contains(out, key) {
+			t.Errorf("list --format %s: exit %d, %q, stdout %.200s", format, code, errOut, out)
+		}
+	}
+	if out, _, code := run(t, "", "list"); code != 0 || !strings.HasPrefix(out, "TOOL") {
+		t.Errorf("list without --format prints a table: %.100s", out)
+	}
+}

@@ -24,6 +24,8 @@ type ListOptions struct {
 	prompts   bool
 	dynamic   bool
 	libraries bool
+	// formatSet: --format was given, which asks for JSON in that format.
+	formatSet bool
 }
 
 // NewCmdList returns lcp list; runF runs it (nil: runList).
@@ -41,7 +43,7 @@ source files, tools and diagnostics (with --json, one object per library).
 array of integers, Optional -> not required) instead of the LCP rule.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.ctx = cmd.Context()
+			o.ctx, o.formatSet = cmd.Context(), cmd.Flags().Changed("format")
 			if runF != nil {
 				return runF(o)
 			}
@@ -49,8 +51,8 @@ array of integers, Optional -> not required) instead of the LCP rule.`,
 		},
 	}
 	o.inv.register(cmd.Flags(), loadsTools)
-	cmd.Flags().StringVar(&o.format, "format", "lcp", "spec `format`: lcp, openai, anthropic or mcp")
-	cmd.Flags().BoolVar(&o.json, "json", false, "print a JSON array of specs")
+	cmd.Flags().StringVar(&o.format, "format", "lcp", "print a JSON array of specs in this `format`: lcp, openai, anthropic or mcp")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print a JSON array of specs (in the lcp format unless --format says another)")
 	cmd.Flags().BoolVar(&o.prompts, "prompts", false, "print the libraries' system prompts (tool_<stem>_prompt)")
 	cmd.Flags().BoolVar(&o.dynamic, "dynamic", false, "apply dynamic descriptions (tool_<name>_prompt)")
 	cmd.Flags().BoolVar(&o.libraries, "libraries", false, "list the libraries (metadata, files, tools, diagnostics) instead of the tools")
@@ -78,7 +80,7 @@ func runList(o *ListOptions) error {
 	if o.libraries {
 		return printLibraries(ctx, env, eng, o.json)
 	}
-	if o.json {
+	if o.json || o.formatSet {
 		specs := make([]json.RawMessage, len(infos))
 		for i := range infos {
 			specs[i] = infos[i].Spec(format)
