@@ -170,6 +170,26 @@ func TestMCPAndServeFlags(t *testing.T) {
 	if err := parse(t, NewCmdMCP(testEnv(), func(o *MCPOptions) error { m = o; return nil })); err != nil || m.useHTTP || m.watch.watch {
 		t.Errorf("stdio: %+v, %v", m, err)
 	}
+	// --http alone is the default address; ADDR after a space or an =.
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--http"}, mcp.DefaultAddr},
+		{[]string{"--http", "--watch"}, mcp.DefaultAddr},
+		{[]string{"--watch", "--http"}, mcp.DefaultAddr},
+		{[]string{"--http", "127.0.0.1:9000", "--watch"}, "127.0.0.1:9000"},
+		{[]string{"--http=:9000"}, ":9000"},
+		{[]string{"--http", "[::1]:9000"}, "[::1]:9000"},
+	} {
+		m = nil
+		if err := parse(t, NewCmdMCP(testEnv(), func(o *MCPOptions) error { m = o; return nil }), tt.args...); err != nil || !m.useHTTP || m.http != tt.want {
+			t.Errorf("lcp mcp %q: %+v, %v; want --http %s", tt.args, m, err, tt.want)
+		}
+	}
+	if err := parse(t, NewCmdMCP(testEnv(), func(*MCPOptions) error { t.Error("ran"); return nil }), "--http", "localhost"); ExitCode(err) != ExitUsage {
+		t.Errorf("--http localhost (no port): %v, want a usage error", err)
+	}
 
 	var s *ServeOptions
 	if err := parse(t, NewCmdServe(testEnv(), func(o *ServeOptions) error { s = o; return nil }),
