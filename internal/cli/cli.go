@@ -43,6 +43,24 @@ type Env struct {
 	// command on SIGINT or SIGTERM, and lcp chat takes Ctrl-C for itself.
 	Notify     func(c chan<- os.Signal, sig ...os.Signal)
 	StopNotify func(c chan<- os.Signal)
+	// Executable and Getwd are os.Executable and os.Getwd (their defaults
+	// when nil): where this lcp is, and the current directory.
+	Executable func() (string, error)
+	Getwd      func() (string, error)
+}
+
+func (e *Env) executable() (string, error) {
+	if e.Executable != nil {
+		return e.Executable()
+	}
+	return os.Executable()
+}
+
+func (e *Env) getwd() (string, error) {
+	if e.Getwd != nil {
+		return e.Getwd()
+	}
+	return os.Getwd()
 }
 
 // System returns the Env of the running process.

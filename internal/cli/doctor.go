@@ -133,6 +133,9 @@ func warnNoSandbox(env *Env, probe func() sandbox.Status) {
 	if len(env.Args) == 0 || !slices.Contains(toolCommands, env.Args[0]) {
 		return
 	}
+	if env.Args[0] == "mcp" && len(env.Args) > 1 && slices.Contains([]string{"install", "login", "logout"}, env.Args[1]) {
+		return // they run no tools
+	}
 	for _, a := range env.Args[1:] {
 		if a == "-h" || a == "--help" {
 			return

@@ -136,7 +136,7 @@ ids of a stateful replica, for a balancer that routes on them.`,
 	o.drain.register(f)
 	o.approval.register(f, true, "the client's user")
 	o.log.register(f, "log at debug level: each call, worker and request (never answer values)")
-	cmd.AddCommand(newMCPLoginCmd(env), newMCPLogoutCmd(env))
+	cmd.AddCommand(NewCmdMCPInstall(env, nil), newMCPLoginCmd(env), newMCPLogoutCmd(env))
 	return cmd
 }
 
