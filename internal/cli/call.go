@@ -82,6 +82,8 @@ against one engine and prints one result line per input line.`,
 	f.BoolVar(&o.json, "json", false, "print the result object as JSON")
 	o.approval.register(f, true, "")
 	f.StringVar(&o.batch, "batch", "", "run the calls of a JSONL `file` (- for stdin)")
+	registerCompletions(cmd, &o.inv)
+	cmd.ValidArgsFunction = completeCall(&o.inv)
 	return cmd
 }
 

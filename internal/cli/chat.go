@@ -100,6 +100,7 @@ questions take their default answer or are declined.`,
 	f.DurationVar(&o.llmTimeout, "llm-timeout", llm.DefaultTimeout, "time limit of each model request (of each wait when streaming)")
 	f.BoolVar(&o.stream, "stream", false, "stream the answers (default: on when stdout is a terminal)")
 	o.approval.register(f, true, "")
+	registerCompletions(cmd, &o.inv)
 	return cmd
 }
 

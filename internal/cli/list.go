@@ -56,6 +56,8 @@ array of integers, Optional -> not required) instead of the LCP rule.`,
 	cmd.Flags().BoolVar(&o.prompts, "prompts", false, "print the libraries' system prompts (tool_<stem>_prompt)")
 	cmd.Flags().BoolVar(&o.dynamic, "dynamic", false, "apply dynamic descriptions (tool_<name>_prompt)")
 	cmd.Flags().BoolVar(&o.libraries, "libraries", false, "list the libraries (metadata, files, tools, diagnostics) instead of the tools")
+	registerCompletions(cmd, &o.inv)
+	completeWith(cmd, "format", fixedValues("lcp", "openai", "anthropic", "mcp"))
 	return cmd
 }
 

@@ -137,6 +137,7 @@ ids of a stateful replica, for a balancer that routes on them.`,
 	o.approval.register(f, true, "the client's user")
 	o.log.register(f, "log at debug level: each call, worker and request (never answer values)")
 	cmd.AddCommand(NewCmdMCPInstall(env, nil), newMCPLoginCmd(env), newMCPLogoutCmd(env))
+	registerCompletions(cmd, &o.inv)
 	return cmd
 }
 

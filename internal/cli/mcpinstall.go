@@ -111,6 +111,7 @@ from --token or $LCP_MCP_TOKEN (--no-token for a server run with
 	o.inv.register(f, runsTools)
 	o.watch.register(f)
 	o.approval.register(f, true, "the client's user")
+	registerCompletions(cmd, &o.inv)
 	return cmd
 }
 

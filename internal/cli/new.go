@@ -49,6 +49,7 @@ directory) is created when missing.`,
 		},
 	}
 	cmd.Flags().StringVar(&o.dir, "dir", ".", "the tools `folder` to create the library in")
+	registerCompletions(cmd, nil)
 	return cmd
 }
 

@@ -78,6 +78,7 @@ taking calls, declines pending approvals and lets calls in flight finish
 	o.approval.register(f, false, "the page")
 	o.drain.register(f)
 	o.log.register(f, "log requests and answers (never their values) on stderr")
+	registerCompletions(cmd, &o.inv)
 	return cmd
 }
 
