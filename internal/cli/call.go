@@ -52,6 +52,18 @@ questions take their default answer or are declined.
 
 --batch FILE.jsonl (or - for stdin) runs each line {"tool", "args"} in order
 against one engine and prints one result line per input line.`,
+		Example: `  # arguments as key=value (values read as JSON when they are JSON)
+  $ lcp call tool_write_file file_name=notes.md content='# Notes'
+  $ lcp call tool_read_file file_name=notes.md start_line=1 end_line=5
+
+  # a tool of a folder, arguments as JSON, the result object as JSON
+  $ lcp call --tools ./my_tools tool_greet --args '{"name": "Ada"}' --json
+
+  # approve the tool's confirmations without asking
+  $ lcp call --yes tool_execute_shell_command command='rm -rf build'
+
+  # many calls against one engine, one result line each
+  $ echo '{"tool": "tool_list_files", "args": {}}' | lcp call --batch -`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if o.batch != "" {
 				if len(args) > 0 {

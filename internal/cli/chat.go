@@ -74,6 +74,12 @@ turn and exits (for scripts).
 Confirmations and questions of the tools are asked on the terminal. Without
 a terminal nothing is approved unless --yes or --approve=allow says so, and
 questions take their default answer or are declined.`,
+		Example: `  # a local llama.cpp or Ollama server
+  $ lcp chat --model http://localhost:11434/v1#qwen2.5:7b
+
+  # OpenAI, with a tools folder, one turn for a script
+  $ LCP_API_KEY=sk-... lcp chat --model https://api.openai.com/v1#gpt-4o-mini \
+      --tools ./my_tools --prompt "What is in notes.md?"`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("stream") {

@@ -45,6 +45,13 @@ Output: compiler-style lines (file:line:col: severity: message [rule-id]),
 --format json, or --format sarif (SARIF 2.1.0 for code-scanning services,
 paths relative to the checked folder). Exits with status 1 when a finding
 is at least as serious as --fail-on (default: error).`,
+		Example: `  $ lcp check --tools ./my_tools
+
+  # fail a CI job on warnings too, with SARIF for code scanning
+  $ lcp check --tools ./my_tools --fail-on warning --format sarif > lcp.sarif
+
+  # one file, as JSON
+  $ lcp check --file ./my_tools/notes.py --format json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.ctx = cmd.Context()

@@ -322,3 +322,31 @@ func TestApplyAutonomy(t *testing.T) {
 		t.Errorf("mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// Every command's help has an Examples section, in the shape gh uses.
+func TestEveryCommandHasExamples(t *testing.T) {
+	var walk func(c *cobra.Command)
+	n := 0
+	walk = func(c *cobra.Command) {
+		if c.Hidden || c.Name() == "help" || c.Name() == "completion" || c.Parent() != nil && c.Parent().Name() == "completion" {
+			return
+		}
+		n++
+		if !strings.Contains(c.Example, "$ lcp ") {
+			t.Errorf("lcp %s has no examples", c.CommandPath())
+		}
+		var help bytes.Buffer
+		c.SetOut(&help)
+		_ = c.Help()
+		if !strings.Contains(help.String(), "\nExamples:\n") {
+			t.Errorf("%s --help has no Examples: section", c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(NewRoot(testEnv()))
+	if n < 13 {
+		t.Errorf("only %d commands", n)
+	}
+}

@@ -35,6 +35,10 @@ func NewCmdDoctor(env *Env, runF func(*DoctorOptions) error) *cobra.Command {
 Python runs (user, mount, PID, network and IPC namespaces, overlayfs in a user
 namespace, Landlock, cgroups, resource limits), whether sandboxed runs work
 here, and how each autonomy level behaves as a result.`,
+		Example: `  $ lcp doctor
+
+  # for a bug report
+  $ lcp doctor --json`,
 		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error { return runF(o) },
 	}

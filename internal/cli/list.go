@@ -41,6 +41,18 @@ libraries that have them); --prompts prints the libraries' system prompts.
 source files, tools and diagnostics (with --json, one object per library).
 --precise reads annotations by their meaning (Literal -> enum, list[int] ->
 array of integers, Optional -> not required) instead of the LCP rule.`,
+		Example: `  # the built-in library's tools, as a table
+  $ lcp list
+
+  # a tools folder's specs for OpenAI's API
+  $ lcp list --tools ./my_tools --format openai
+
+  # the libraries, with their files and problems
+  $ lcp list --tools ./my_tools --libraries
+
+  # descriptions from tool_<name>_prompt functions, and the system prompts
+  $ lcp list --tools ./my_tools --dynamic
+  $ lcp list --tools ./my_tools --prompts`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.ctx, o.formatSet = cmd.Context(), cmd.Flags().Changed("format")

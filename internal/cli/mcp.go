@@ -94,6 +94,14 @@ flight have --drain-timeout to finish.
 Replicas: --stateless keeps no session, so any replica serves any
 request behind a round-robin balancer; --replica-id ID starts the session
 ids of a stateful replica, for a balancer that routes on them.`,
+		Example: `  # over stdio, as MCP clients start it (lcp mcp install writes their configuration)
+  $ lcp mcp --tools ./my_tools --watch
+
+  # over HTTP on 127.0.0.1:8765, with a token printed at start
+  $ lcp mcp --tools ./my_tools --http
+
+  # a shared server: any interface, a chosen token, no session state
+  $ LCP_MCP_TOKEN=$(openssl rand -hex 24) lcp mcp --http 0.0.0.0:8765 --stateless`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			// --http takes its address as --http=ADDR or --http ADDR;
 			// alone it means the default address (NoOptDefVal), so the

@@ -59,6 +59,11 @@ $LCP_SERVE_TOKEN; random and secret otherwise) in the X-LCP-Token header.
 /healthz and /readyz need no sign-in. On SIGTERM or Ctrl-C the page stops
 taking calls, declines pending approvals and lets calls in flight finish
 (--drain-timeout).`,
+		Example: `  # the page on 127.0.0.1:7777, opened in the browser
+  $ lcp serve --tools ./my_tools --open
+
+  # another port, the tools reloaded when they change
+  $ lcp serve --addr 127.0.0.1:9000 --watch`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.ctx = cmd.Context()
