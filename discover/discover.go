@@ -1,5 +1,5 @@
 // Package discover finds LCP tool files and reads their tools, exactly as
-// SPEC §4 says, without running any Python: folders are scanned in the
+// contract §4 says, without running any Python: folders are scanned in the
 // order given, entries in byte order of their names; a sub-directory X/
 // contributes X/X.py first and then its other *.py files; loose *.py files
 // are loaded; names starting with "." and __pycache__ are skipped, and
