@@ -205,6 +205,13 @@ func runCall(o *CallOptions) error {
 	return nil
 }
 
+// restates reports whether a tool's error text only passes on the
+// operator's reason ("Not dropped: <reason>").
+func restates(text, reason string) bool {
+	reason = strings.TrimRight(strings.TrimSpace(reason), ". ")
+	return reason != "" && strings.HasSuffix(strings.TrimRight(text, ". "), reason)
+}
+
 // toolNames lists the inventory's tool names, for suggestions.
 func toolNames(ctx context.Context, eng *lcp.Engine) []string {
 	infos, err := eng.Tools(ctx)
@@ -260,9 +267,13 @@ func errOrNull(err error) error {
 // with their type and size; --json has them whole.
 func printResult(env *Env, res *tool.Result) {
 	if rejection := tool.RejectionOf(res); rejection != nil {
-		// A refusal, not a failure of the tool: the tool's own text
-		// repeats the reason.
+		// A refusal, not a failure of the tool. The tool's own text
+		// follows when it says more than the reason (what was not
+		// done, say).
 		fmt.Fprintln(env.Stderr, rejection.String())
+		if detail := strings.TrimSpace(res.Error); detail != "" && !restates(detail, rejection.Reason) {
+			fmt.Fprintln(env.Stderr, detail)
+		}
 		return
 	}
 	if !res.Success {

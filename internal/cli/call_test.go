@@ -48,3 +48,20 @@ func TestChatShowsRejection(t *testing.T) {
 		t.Errorf("got %q, want %q", stderr.String(), want)
 	}
 }
+
+func TestRestates(t *testing.T) {
+	for _, tt := range []struct {
+		text, reason string
+		want         bool
+	}{
+		{"The operator rejected this action: not now", "not now", true},
+		{"Not dropped: not now.", "not now", true},
+		{"Not dropped: Not now.", "not now", false},
+		{"not applied (not now): a.txt changed", "not now", false},
+		{"Refused.", "", false},
+	} {
+		if got := restates(tt.text, tt.reason); got != tt.want {
+			t.Errorf("restates(%q, %q) = %v", tt.text, tt.reason, got)
+		}
+	}
+}
