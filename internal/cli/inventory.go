@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -187,12 +188,32 @@ func (f *inventoryFlags) engine(ctx context.Context, adjust func(*lcp.Config)) (
 	}
 	eng, err := lcp.New(ctx, cfg)
 	if errors.Is(err, binding.ErrLibraryNotFound) {
+		for _, m := range f.mounts {
+			if strings.Contains(err.Error(), strconv.Quote(m)) {
+				return nil, usagef("--mount: no tool library %q in the tools folders or the built-in library.%s", m, didYouMean(suggest(m, f.mountable())))
+			}
+		}
 		return nil, usagef("--mount: %v", err)
 	}
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("%w", err)}
 	}
 	return eng, nil
+}
+
+// mountable lists the libraries --mount could name, for suggestions: the
+// built-in ones and the files and folders of the tools folders.
+func (f *inventoryFlags) mountable() []string {
+	names := builtinLibraries()
+	for _, dir := range f.tools {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if n := strings.TrimSuffix(e.Name(), ".py"); !strings.HasPrefix(n, ".") && (e.IsDir() || n != e.Name()) {
+				names = append(names, n)
+			}
+		}
+	}
+	return names
 }
 
 // watchFlags are the flags of the commands that can reload their tools.

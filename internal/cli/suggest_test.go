@@ -79,6 +79,7 @@ func TestDidYouMeanCommandsAndFlags(t *testing.T) {
 		{[]string{"check", "-json"}, `lcp: unknown shorthand flag: 'j' in -json. Did you mean --json?`},
 		{[]string{"list", "--zzzzzzzz"}, `lcp: unknown flag: --zzzzzzzz. Run 'lcp list --help' for its flags.`},
 		{[]string{"list", "extra"}, `lcp: lcp list takes no arguments, got "extra". Run 'lcp list --help' for usage.`},
+		{[]string{"list", "--mount", "system_shel"}, `lcp: --mount: no tool library "system_shel" in the tools folders or the built-in library. Did you mean system_shell?`},
 	} {
 		_, errOut, code := run(t, "", tt.args...)
 		if code != ExitUsage || strings.TrimSpace(errOut) != tt.want || strings.Count(errOut, "\n") != 1 {
