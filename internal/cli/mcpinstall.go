@@ -68,7 +68,9 @@ entry names the current folder as the workspace.
 --http URL adds a running lcp mcp --http server instead (not for Claude
 Desktop, whose file starts local servers only), with its bearer token
 from --token or $LCP_MCP_TOKEN (--no-token for a server run with
---no-token). The token is written into the file: keep it private.`,
+--no-token). The token is written into the file: keep it private. API
+keys (--llm's $LCP_API_KEY) are never written: set them in the client's
+environment.`,
 		Example: `  # the built-in tools, in Claude Desktop
   $ lcp mcp install claude-desktop
 

@@ -6,7 +6,7 @@
 // settings, their order and the file's formatting stay as they were.
 //
 //	c, _ := mcpinstall.Lookup("cursor")
-//	path, _ := c.Path(mcpinstall.User, mcpinstall.SystemPaths())
+//	path, _ := c.Path(mcpinstall.User, mcpinstall.PathsFromEnv(os.Getenv, cwd))
 //	entry := c.Stdio("/usr/local/bin/lcp", []string{"mcp", "--tools", "/home/ada/tools"})
 //	res, err := mcpinstall.Install(path, c.Key, "lcp", entry, time.Now())
 package mcpinstall
