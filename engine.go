@@ -2,7 +2,9 @@
 // Python tool folders, the built-in library and MCP servers, with every
 // call run safely — the operator's approval where a tool asks for it,
 // questions to the user, per-workspace Python workers, and crashes, hangs
-// and bad input contained.
+// and bad input contained. docs/embedding.md is the guide to embedding it;
+// docs/writing-tools.md tells the LCP contract, which the package docs
+// cite by section (contract §7).
 //
 //	eng, err := lcp.New(ctx, &lcp.Config{ToolsFolders: []string{"./my_tools"}})
 //	if err != nil {

@@ -2,14 +2,14 @@
 // tool.Toolset. It discovers tool files (package discover, no Python
 // runs), serves their tools with the schemas read from source, and runs
 // calls in persistent Python worker processes (package worker) with the
-// LCP execution contract of SPEC §7: 404 for unknown names, hidden
+// LCP execution contract (§7): 404 for unknown names, hidden
 // parameters removed, defaults filled, values coerced, the library loaded
 // lazily with its host configuration, unknown parameters filtered, host
 // objects injected, exceptions and crashes contained, and the result
 // normalized like every other backend's.
 //
 // Libraries can be mounted at run time (MountToolLibrary and its family,
-// SPEC §9) and registered from code; Reload reads the files again (hot
+// contract §9) and registered from code; Reload reads the files again (hot
 // reload: a file that stops parsing keeps its last good tools, and the
 // workers of changed libraries restart before their next call). The
 // results of prompt functions are cached per library until its files

@@ -17,14 +17,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/lcptools/lcp/internal/buildinfo"
 	"github.com/lcptools/lcp/mcp/oauth"
 	"github.com/lcptools/lcp/tool"
 )
 
 // ClientOptions configures a ClientToolset. The zero value is usable.
 type ClientOptions struct {
-	// Name and Version identify lcp to the servers; "lcp" and "dev" by
-	// default.
+	// Name and Version identify lcp to the servers; by default "lcp" and
+	// the version `lcp version` prints.
 	Name, Version string
 	// OnEvent receives the progress notifications of every call as
 	// events (tool.EventProgress), and the servers' log messages
@@ -75,7 +76,7 @@ func (o *ClientOptions) withDefaults() ClientOptions {
 		c.Name = "lcp"
 	}
 	if c.Version == "" {
-		c.Version = "dev"
+		c.Version = buildinfo.Version()
 	}
 	if c.ConnectTimeout <= 0 {
 		c.ConnectTimeout = 60 * time.Second

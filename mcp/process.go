@@ -154,10 +154,7 @@ func (p *process) signal(sig syscall.Signal) {
 	if p.cmd.Process == nil {
 		return
 	}
-	// The negative pid addresses the process group.
-	if err := syscall.Kill(-p.cmd.Process.Pid, sig); err != nil {
-		_ = p.cmd.Process.Signal(sig)
-	}
+	signalGroup(p.cmd.Process, sig)
 }
 
 // exited waits up to d for the process to end and returns why it did, or

@@ -1,5 +1,5 @@
 // Package worker runs Python tool functions in worker processes: the Python
-// worker runtime of SPEC.md §7 (steps 5-8) and §8.
+// worker runtime of the contract, §7 (steps 5-8) and §8.
 //
 // A Pool starts one process per (workspace, library) on first use, imports
 // the library's module in it lazily, keeps it for later calls (module state

@@ -7,12 +7,16 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/lcptools/lcp"
+	"github.com/lcptools/lcp/autonomy"
 	"github.com/lcptools/lcp/binding"
+	"github.com/lcptools/lcp/builtin"
+	"github.com/lcptools/lcp/builtin/pylib"
 	"github.com/lcptools/lcp/llm"
 	"github.com/lcptools/lcp/mcp"
 	"github.com/spf13/pflag"
@@ -23,6 +27,7 @@ type inventoryFlags struct {
 	tools      []string
 	files      []string
 	hostConfig string
+	autonomy   string
 	workspace  string
 	python     string
 	timeout    time.Duration
@@ -46,21 +51,72 @@ func (f *inventoryFlags) lookupEnv() func(string) string {
 	return os.Getenv
 }
 
-func (f *inventoryFlags) register(fs *pflag.FlagSet) {
+// inventoryUse says which inventory flags a command has: each command
+// lists only the flags it uses.
+type inventoryUse int
+
+const (
+	// readsTools: the flags that say what the inventory is (lcp check,
+	// which runs nothing).
+	readsTools inventoryUse = iota
+	// loadsTools: those, and the ones that matter when Python modules
+	// are loaded (lcp list --dynamic runs prompt functions).
+	loadsTools
+	// runsTools: every flag (the commands that run calls).
+	runsTools
+)
+
+func (f *inventoryFlags) register(fs *pflag.FlagSet, use inventoryUse) {
 	fs.StringArrayVar(&f.tools, "tools", nil, "a tools `folder` to scan (repeatable; default: the built-in library)")
 	fs.StringArrayVar(&f.files, "file", nil, "a single tool `file` to load (repeatable)")
-	fs.StringVar(&f.hostConfig, "host-config", "", "JSON `file` of host_tool_configs, keyed by library stem")
-	fs.StringVar(&f.workspace, "workspace", "", "working `directory` of tool calls (default: the current directory)")
-	fs.StringVar(&f.python, "python", "", "Python `interpreter` for Python tools (default: python3 on PATH)")
-	fs.DurationVar(&f.timeout, "timeout", 0, "time limit of each call, e.g. 30s (default: none)")
-	fs.BoolVar(&f.noCoerce, "no-coerce", false, "pass string arguments to Python tools as given, without coercion")
-	fs.StringVar(&f.mcpConfig, "mcp-config", "", "JSON `file` of MCP servers whose tools join the inventory as <alias>::<tool> (the mcpServers shape of desktop clients, or a list)")
 	fs.StringArrayVar(&f.mounts, "mount", nil, "mount a tool `library` by name beside the others: from the tools folders, else the built-in library (workspace_tools, system_shell, execute_python, user_interactive_tools...; repeatable)")
 	fs.BoolVar(&f.builtins, "builtins", false, "add the whole built-in library beside --tools and --file")
+	fs.StringVar(&f.mcpConfig, "mcp-config", "", "JSON `file` of MCP servers whose tools join the inventory as <alias>::<tool> (the mcpServers shape of desktop clients, or a list)")
+	fs.StringVar(&f.hostConfig, "host-config", "", "JSON `file` of host_tool_configs, keyed by library stem")
+	fs.StringVar(&f.autonomy, "autonomy", "", "autonomy `level` of the built-in libraries: strict, safe (the default) or full_access; a library's autonomy_level in --host-config wins")
 	fs.BoolVar(&f.precise, "precise", false, "precise schemas from Python annotations (Literal -> enum, list[int] -> array of integers, Optional -> not required); default: the LCP rule")
-	fs.BoolVar(&f.validate, "validate-args", false, "check the arguments of Python tool calls against their schemas (400 listing each violation); default: as the LCP reference, no check")
+	if use < loadsTools {
+		return
+	}
+	fs.StringVar(&f.workspace, "workspace", "", "working `directory` of tool calls (default: the current directory)")
+	fs.StringVar(&f.python, "python", "", "Python `interpreter` for Python tools (default: python3 on PATH)")
 	fs.BoolVar(&f.sandbox, "sandbox", false, "run every Python tool library in the kernel sandbox (workspace writable, .git read-only, no network unless configured)")
+	if use < runsTools {
+		return
+	}
+	fs.DurationVar(&f.timeout, "timeout", 0, "time limit of each call, e.g. 30s (default: none)")
+	fs.BoolVar(&f.noCoerce, "no-coerce", false, "pass string arguments to Python tools as given, without coercion")
+	fs.BoolVar(&f.validate, "validate-args", false, "check the arguments of Python tool calls against their schemas (400 listing each violation); default: as the LCP reference, no check")
 	fs.StringVar(&f.llm, "llm", "", "OpenAI-compatible `endpoint` (BASE_URL[#MODEL]) that Python tools reach through lollms_client_instance.generate_text; key from $LCP_API_KEY or $OPENAI_API_KEY")
+}
+
+// builtinLibraries are the libraries --autonomy sets the level of: the Go
+// built-ins and the built-in Python libraries.
+func builtinLibraries() []string {
+	var ids []string
+	for _, l := range builtin.Libraries() {
+		ids = append(ids, l.ID)
+	}
+	return append(ids, pylib.Libraries...)
+}
+
+// applyAutonomy sets level as the autonomy_level of every built-in
+// library whose host configuration has none.
+func applyAutonomy(configs map[string]map[string]any, level autonomy.Level) map[string]map[string]any {
+	if configs == nil {
+		configs = map[string]map[string]any{}
+	}
+	for _, id := range builtinLibraries() {
+		cfg := configs[id]
+		if cfg == nil {
+			cfg = map[string]any{}
+			configs[id] = cfg
+		}
+		if _, set := cfg[autonomy.Key]; !set {
+			cfg[autonomy.Key] = string(level)
+		}
+	}
+	return configs
 }
 
 // config builds the engine configuration the flags describe.
@@ -87,6 +143,13 @@ func (f *inventoryFlags) config() (*lcp.Config, error) {
 		if err := json.Unmarshal(raw, &cfg.HostToolConfigs); err != nil {
 			return nil, usagef("--host-config %s: not a JSON object of objects keyed by library stem: %v", f.hostConfig, err)
 		}
+	}
+	if f.autonomy != "" {
+		level, err := autonomy.Parse(f.autonomy)
+		if err != nil {
+			return nil, usagef("--autonomy: %v", err)
+		}
+		cfg.HostToolConfigs = applyAutonomy(cfg.HostToolConfigs, level)
 	}
 	if f.mcpConfig != "" {
 		servers, err := mcp.LoadConfig(f.mcpConfig)
@@ -125,12 +188,32 @@ func (f *inventoryFlags) engine(ctx context.Context, adjust func(*lcp.Config)) (
 	}
 	eng, err := lcp.New(ctx, cfg)
 	if errors.Is(err, binding.ErrLibraryNotFound) {
+		for _, m := range f.mounts {
+			if strings.Contains(err.Error(), strconv.Quote(m)) {
+				return nil, usagef("--mount: no tool library %q in the tools folders or the built-in library.%s", m, didYouMean(suggest(m, f.mountable())))
+			}
+		}
 		return nil, usagef("--mount: %v", err)
 	}
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("%w", err)}
 	}
 	return eng, nil
+}
+
+// mountable lists the libraries --mount could name, for suggestions: the
+// built-in ones and the files and folders of the tools folders.
+func (f *inventoryFlags) mountable() []string {
+	names := builtinLibraries()
+	for _, dir := range f.tools {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if n := strings.TrimSuffix(e.Name(), ".py"); !strings.HasPrefix(n, ".") && (e.IsDir() || n != e.Name()) {
+				names = append(names, n)
+			}
+		}
+	}
+	return names
 }
 
 // watchFlags are the flags of the commands that can reload their tools.
