@@ -1331,6 +1331,152 @@ class DiscussionProxy(_Bound):
 
 
 # ---------------------------------------------------------------------------
+# lollms_client.tools_bindings.mcp: MCP servers through the engine's client
+
+MCP_MODULE = "lollms_client.tools_bindings.mcp"
+TOOL_NAME_SEPARATOR = "::"
+
+
+def _mcp_failure(message: str, status_code: int = 500) -> dict:
+    return {"success": False, "status_code": status_code, "error": message, "output": message}
+
+
+def _mcp_warn(message: str) -> None:
+    # Goes to the running call's captured stderr: its log, not its result.
+    print(f"MCPBinding: {message}", file=sys.stderr)
+
+
+class MCPBinding:
+    """The LCP reference's MCPBinding, on the engine's MCP client.
+
+    MCPBinding(servers=[...]) takes server entries as the LCP host
+    configuration writes them ({"alias", "type": "stdio" | "http", "command",
+    "args", "env", "cwd", "url", "headers", "timeout"}).  Tools are named
+    "alias::tool"; execute_tool returns the LCP result object and never
+    raises for a server's failure.  The sessions belong to the engine: one
+    per server configuration, shared by every library and call, closed with
+    the engine; a server's questions (elicitation) go to whoever the calling
+    tool's call asks.
+    """
+
+    def __init__(self, servers: Any = None, **kwargs: Any):
+        self.binding_name = "mcp"
+        self.config = dict(kwargs, servers=servers)
+        self._servers: Dict[str, dict] = {}
+        self.unavailable: Dict[str, str] = {}
+        if servers is None:
+            return
+        if isinstance(servers, dict) or not isinstance(servers, (list, tuple)):
+            _mcp_warn(f"'servers' must be a list of server entries, not {type(servers).__name__}; none added.")
+            return
+        for entry in servers:
+            if not isinstance(entry, dict):
+                _mcp_warn(f"a server entry must be a dict, not {type(entry).__name__}; skipped.")
+                continue
+            alias = entry.get("alias")
+            if not isinstance(alias, str) or not alias.strip():
+                _mcp_warn(f"a server entry has no alias; skipped: {entry!r}")
+                continue
+            self._servers[alias.strip()] = dict(entry, alias=alias.strip())
+
+    def add_server(self, alias: str, server_type: str = "stdio", **kwargs: Any) -> bool:
+        """Add (or replace) a server entry; the engine validates it on use."""
+        if not isinstance(alias, str) or not alias.strip():
+            _mcp_warn("a server alias must be a non-empty string.")
+            return False
+        alias = alias.strip()
+        self._servers[alias] = dict(kwargs, alias=alias, type=server_type)
+        return True
+
+    def remove_server(self, alias: str, silent: bool = False) -> None:
+        """Forget a server entry (the engine's session stays for other users)."""
+        if self._servers.pop(alias, None) is None and not silent:
+            _mcp_warn(f"server '{alias}' is not configured.")
+
+    def discover_tools(self, specific_tool_names: Optional[List[str]] = None, force_refresh: bool = False,
+                       timeout_per_server: float = 10.0, **kwargs: Any) -> List[dict]:
+        """The tools of every server, as {"name": "alias::tool", "description", "input_schema"}.
+
+        A server that cannot be reached contributes none: the reason is in
+        self.unavailable (alias -> error) and a warning in the call's log.
+        The lists follow the servers' own change notifications;
+        force_refresh is accepted for compatibility.
+        """
+        tools: List[dict] = []
+        self.unavailable = {}
+        for alias, entry in list(self._servers.items()):
+            try:
+                answer = _host_service("mcp.list", {"server": entry, "timeout": timeout_per_server})
+            except (RuntimeError, ValueError) as e:
+                self.unavailable[alias] = str(e)
+                _mcp_warn(f"server '{alias}' is unavailable: {e}")
+                continue
+            for t in (answer or {}).get("tools") or []:
+                tools.append({"name": f"{alias}{TOOL_NAME_SEPARATOR}{t.get('name')}",
+                              "description": t.get("description") or "",
+                              "input_schema": t.get("input_schema") or {"type": "object"}})
+        if specific_tool_names:
+            wanted = set(specific_tool_names)
+            tools = [t for t in tools if t["name"] in wanted]
+        return tools
+
+    def list_tools(self, **kwargs: Any) -> List[dict]:
+        return self.discover_tools(**kwargs)
+
+    def execute_tool(self, tool_name: str, params: Any = None, **kwargs: Any) -> dict:
+        """Call "alias::tool" with params (a dict); returns the LCP result object.
+
+        A name the server does not have is tried without its "tool_" prefix
+        (the LCP bridge asks for "fs::tool_read_file" when the server's tool
+        is "read_file").  timeout= bounds the call in seconds (default 60).
+        """
+        alias, sep, name = str(tool_name).partition(TOOL_NAME_SEPARATOR)
+        if not sep or not alias or not name:
+            return _mcp_failure(f"Invalid tool name format: '{tool_name}' (want 'alias{TOOL_NAME_SEPARATOR}tool').", 400)
+        entry = self._servers.get(alias)
+        if entry is None:
+            if not self._servers:
+                return _mcp_failure(f"Server alias '{alias}' is not configured: this MCPBinding has no servers "
+                                    "(give it a 'servers' list).", 404)
+            return _mcp_failure(f"Server alias '{alias}' is not configured (configured: "
+                                f"{', '.join(sorted(self._servers))}).", 404)
+        if params is None:
+            params = {}
+        if not isinstance(params, dict):
+            return _mcp_failure(f"The parameters of '{tool_name}' must be a dict, not {type(params).__name__}.", 400)
+        request: Dict[str, Any] = {"server": entry, "tool": name, "arguments": params}
+        timeout = kwargs.get("timeout")
+        if timeout is not None:
+            request["timeout"] = timeout
+        try:
+            result = _host_service("mcp.call", request)
+        except (RuntimeError, ValueError) as e:
+            return _mcp_failure(f"MCP call to '{tool_name}' failed: {e}")
+        if not isinstance(result, dict):
+            return _mcp_failure(f"MCP call to '{tool_name}' gave no result.")
+        return result
+
+    def close(self) -> None:
+        """Forget every server entry (the sessions are the engine's)."""
+        self._servers.clear()
+
+    def __repr__(self) -> str:
+        return f"<lcp MCPBinding servers={sorted(self._servers)}>"
+
+
+def install_mcp_module() -> None:
+    """Register lollms_client.tools_bindings.mcp (once per process)."""
+    if MCP_MODULE in sys.modules:
+        return
+    mod = types.ModuleType(MCP_MODULE, MCPBinding.__doc__)
+    MCPBinding.__module__ = MCP_MODULE
+    mod.MCPBinding = MCPBinding  # type: ignore[attr-defined]
+    mod.BindingName = "MCPBinding"  # type: ignore[attr-defined]
+    mod.TOOL_NAME_SEPARATOR = TOOL_NAME_SEPARATOR  # type: ignore[attr-defined]
+    sys.modules[MCP_MODULE] = mod
+
+
+# ---------------------------------------------------------------------------
 # Loading the library (SPEC section 8)
 
 
@@ -1403,15 +1549,19 @@ class LibraryLoader:
         return mod
 
     def _ensure_parent_packages(self) -> None:
-        """Make lollms_client.tools_bindings.lcp importable.
+        """Make lollms_client.tools_bindings.lcp and .mcp importable.
 
         pickle (multiprocessing, process pools) imports a function's module
         by name, parents first.  Without the real lollms_client package,
         stub packages stand in for the parents; with it, it is left alone.
+        lollms_client.tools_bindings.mcp is always the worker's own
+        (MCPBinding on the engine's MCP client), installed by its full name
+        so that importing it never runs the real package.
         """
         if self._parents_ready:
             return
         self._parents_ready = True
+        install_mcp_module()
         # Deferred: needed once, at the first load.
         import importlib.util
 
@@ -1429,6 +1579,7 @@ class LibraryLoader:
                 if parent is not None:
                     setattr(parent, name.rsplit(".", 1)[1], pkg)
             parent = sys.modules[name]
+        setattr(sys.modules["lollms_client.tools_bindings"], "mcp", sys.modules[MCP_MODULE])
 
     def _init_module(self, mod: types.ModuleType, config: Any, handlers: Handlers) -> None:
         cfg = dict(config) if isinstance(config, dict) else {}
