@@ -85,11 +85,14 @@ type Config struct {
 	// Mount names libraries to mount beside the tools folders and files:
 	// a library of a tools folder, else of the built-in default library —
 	// the Go libraries workspace_tools, system_shell and execute_python,
-	// and the Python ones (user_interactive_tools, user_interaction_demo).
-	// An unknown name is an error of New.
+	// and the Python ones (user_interactive_tools, user_interaction_demo)
+	// — else an optional built-in library (mcp_bridge). An unknown name is
+	// an error of New.
 	Mount []string
 	// Builtins adds the whole built-in default library after the tools
-	// folders and files (without them, it is the inventory anyway).
+	// folders and files (without them, it is the inventory anyway). The
+	// optional built-in libraries that HostToolConfigs configures
+	// (mcp_bridge) join the built-in default library.
 	Builtins bool
 	// PreciseTypes reads Python annotations by their meaning (Literal ->
 	// enum, list[int] -> array of integers, Optional -> not required,
@@ -191,6 +194,7 @@ type Engine struct {
 	inv      *tool.Inventory
 	watcher  *watch.Watcher
 	prompts  tool.PromptSet
+	bridge   *mcpBridge
 }
 
 // New builds the engine's inventory. Problems with individual tool files
@@ -201,6 +205,7 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 	if cfg != nil {
 		e.cfg = *cfg
 	}
+	e.bridge = &mcpBridge{e: e}
 	if err := autonomy.ValidateHostConfigs(e.cfg.HostToolConfigs); err != nil {
 		return nil, fmt.Errorf("host tool configs: %w", err)
 	}
@@ -239,6 +244,7 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 		Folders:           e.cfg.ToolsFolders,
 		Files:             e.cfg.ToolFiles,
 		Default:           defaultPythonFolders,
+		Optional:          optionalPythonFolders,
 		HostConfigs:       e.cfg.HostToolConfigs,
 		Workspace:         e.cfg.Workspace,
 		PoolOptions:       poolOpts,
@@ -249,18 +255,27 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 		PreciseTypes:      e.cfg.PreciseTypes,
 		ValidateArguments: e.cfg.ValidateArguments,
 		Host:              engineHost{e},
+		Services:          e.services(),
 	})
 	if err != nil {
 		return nil, err
 	}
 	e.lcp = b
+	var builtinPy []string
 	if e.cfg.Builtins && !useDefault {
-		for _, name := range b.DefaultLibraries() {
-			if _, err := b.MountToolLibrary(name); err != nil {
-				b.Close()
-				e.builtins.Close()
-				return nil, fmt.Errorf("built-in library %s: %w", name, err)
-			}
+		builtinPy = b.DefaultLibraries()
+	}
+	if e.cfg.Builtins || useDefault {
+		builtinPy = append(builtinPy, configuredOptional(e.cfg.HostToolConfigs)...)
+	}
+	for _, name := range builtinPy {
+		if b.HasLibraryInFolders(name) {
+			continue // the folders' own library of that name is served
+		}
+		if _, err := b.MountToolLibrary(name); err != nil {
+			b.Close()
+			e.builtins.Close()
+			return nil, fmt.Errorf("built-in library %s: %w", name, err)
 		}
 	}
 	for _, name := range e.cfg.Mount {
@@ -372,12 +387,24 @@ func (h *engineHandler) Invoke(ctx context.Context, inv tool.Invocation) (tool.S
 	return h.Handler.Invoke(ctx, inv)
 }
 
-// Close stops the watcher, every worker and every toolset.
+// Close stops the watcher, every worker and every toolset, and ends the
+// MCP sessions that Python tools opened.
 func (e *Engine) Close() error {
 	if e.watcher != nil {
 		_ = e.watcher.Close()
 	}
-	return e.inv.Close()
+	err := e.inv.Close()
+	e.bridge.close()
+	return err
+}
+
+// services are the host services Python code reaches by name (see
+// binding.Options.Services).
+func (e *Engine) services() map[string]binding.Service {
+	return map[string]binding.Service{
+		serviceMCPList: e.bridge.list,
+		serviceMCPCall: e.bridge.call,
+	}
 }
 
 // Workspace returns the default workspace.
