@@ -238,6 +238,14 @@ def tool_service(name: str, params=None, lollms_client_instance=None):
 def tool_kwargs(**kw):
     return sorted(kw)
 
+def tool_draw(lollms_client_instance=None):
+    c = lollms_client_instance
+    if c.tti is None:
+        return "no tti"
+    c.switch_tti("dalle")
+    img = c.generate_image("a fox", width=8, height=8, quality="hd", callback=print)
+    return {"size": len(img), "mime": img.mime_type, "bytes": isinstance(img, bytes), "stt": c.stt is None}
+
 def tool_mcp(servers, name, params=None, timeout=None):
     from lollms_client.tools_bindings.mcp import MCPBinding
     kw = {} if timeout is None else {"timeout": timeout}
@@ -448,6 +456,33 @@ class WorkerTest(unittest.TestCase):
         self.assertIn("server 'b' is unavailable", err.getvalue())
         self.assertEqual(got["tools"], [{"name": "a::read", "description": "Reads.", "input_schema": {"type": "object"}}])
         self.assertEqual(got["unavailable"], {"b": "MCP server \"b\" did not answer within 10s"})
+
+
+    def test_modalities(self):
+        i = self.call("tool_draw")
+        header, payload = self.next()
+        self.assertEqual((header["kind"], header["name"]), ("service", "client.modalities"))
+        self.send({"type": "answer", "rid": header["rid"], "value": {"result": {"tti": True, "tts": False, "stt": False}}},
+                  side=True)
+        asked = self.answer_service("tti.generate_image", {"result": {"data": "iVBORw==", "mime_type": "image/png"}})
+        self.assertEqual(asked, {"prompt": "a fox", "negative_prompt": "", "width": 8, "height": 8, "model": "dalle",
+                                 "options": {"quality": "hd"}})
+        self.assertEqual(json.loads(self.result(i)[1]), {"size": 4, "mime": "image/png", "bytes": True, "stt": True})
+        # A host without the service has none of them.
+        i = self.call("tool_draw")
+        header, _ = self.next()
+        self.send({"type": "answer", "rid": header["rid"], "value": {"error": "no service"}}, side=True)
+        self.assertEqual(self.result(i)[1], b'"no tti"')
+
+
+class MediaBytesTest(unittest.TestCase):
+    def test_bytes_with_a_type(self):
+        b = w.MediaBytes(b"\x89PNG", "image/png")
+        self.assertEqual((bytes(b), b.mime_type, len(b)), (b"\x89PNG", "image/png", 4))
+        self.assertEqual(w.MediaBytes(b"x", "").mime_type, "application/octet-stream")
+        data, notes = w.to_json({"data": b})
+        self.assertEqual(json.loads(data), {"data": "iVBORw=="})
+        self.assertEqual(notes[0].path, "/data")
 
 
 class MCPBindingTest(unittest.TestCase):
