@@ -148,6 +148,17 @@ type Config struct {
 	// mcp gives the client's, through MCP sampling), and a call with none
 	// sees llm as None.
 	LLM Generator
+	// TTI, TTS and STT are the host's image, speech and transcription
+	// models (an *llm.Client of an OpenAI-compatible server, or an
+	// *llm.Router of several): Python tools reach them through
+	// lollms_client_instance.generate_image, generate_audio and
+	// transcribe_audio, and see client.tti, client.tts and client.stt as
+	// None without them. Models that list their names (ModelLister) serve
+	// list_models; switch_tti, switch_tts and switch_stt name the model of
+	// the rest of the call (a Router's alias, or a model of the endpoint).
+	TTI ImageGenerator
+	TTS SpeechGenerator
+	STT Transcriber
 	// Respond answers the confirmations and questions of calls made with
 	// Engine.Call and ExecuteTool. Nil: confirmations are rejected and
 	// questions declined, with a reason that says so.
@@ -401,10 +412,12 @@ func (e *Engine) Close() error {
 // services are the host services Python code reaches by name (see
 // binding.Options.Services).
 func (e *Engine) services() map[string]binding.Service {
-	return map[string]binding.Service{
+	m := map[string]binding.Service{
 		serviceMCPList: e.bridge.list,
 		serviceMCPCall: e.bridge.call,
 	}
+	e.mediaServices(m)
+	return m
 }
 
 // Workspace returns the default workspace.
