@@ -28,3 +28,8 @@ def tool_exec(name: str, params: str = "{}", timeout: float = 0):
 def tool_add_server(alias: str, entry: str):
     """Adds a server at run time."""
     return _binding.add_server(alias, **json.loads(entry))
+
+
+def tool_via_host(name: str, params: str = "{}", lollms_client_instance=None):
+    """Calls an MCP tool of the host's inventory (the seed's second pattern)."""
+    return {"result": lollms_client_instance.tools.execute_tool(name, json.loads(params))}
