@@ -239,6 +239,11 @@ func (br *mcpBridge) toolset(ctx context.Context, lib string, entry *bridgeEntry
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+	br.mu.Lock()
+	defer br.mu.Unlock()
+	if s.ts == nil && s.err == nil {
+		return nil, &tool.ClosedError{What: "MCP bridge"}
+	}
 	return s.ts, s.err
 }
 
@@ -280,6 +285,10 @@ func (br *mcpBridge) configured(lib string, entry *bridgeEntry) bool {
 	return false
 }
 
+// bridgeCloseWait bounds how long closing waits for a connection still
+// being made; open closes what it makes after the bridge closed.
+const bridgeCloseWait = 10 * time.Second
+
 // close ends every session.
 func (br *mcpBridge) close() {
 	br.mu.Lock()
@@ -292,9 +301,17 @@ func (br *mcpBridge) close() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			<-s.ready
-			if s.ts != nil {
-				_ = s.ts.Close()
+			select {
+			case <-s.ready:
+			case <-time.After(bridgeCloseWait):
+				return
+			}
+			br.mu.Lock()
+			ts := s.ts
+			s.ts = nil
+			br.mu.Unlock()
+			if ts != nil {
+				_ = ts.Close()
 			}
 		}()
 	}
