@@ -25,6 +25,12 @@
 // their progress and their log records are events of their calls:
 // Config.OnEvent sees those of every call, tool.CallOptions.OnEvent those
 // of one.
+//
+// Python tools reach the host through lollms_client_instance: its whole
+// inventory, the language model (Config.LLM) and the image, speech and
+// transcription models (Config.TTI, TTS, STT). Through
+// lollms_client.tools_bindings.mcp.MCPBinding they call MCP servers on the
+// engine's MCP client, whose sessions the engine keeps and closes.
 package lcp
 
 import (
