@@ -33,6 +33,10 @@ type inventoryFlags struct {
 	timeout    time.Duration
 	noCoerce   bool
 	llm        string
+	tti        string
+	tts        string
+	stt        string
+	modelCfg   string
 	mcpConfig  string
 	mounts     []string
 	builtins   bool
@@ -88,6 +92,10 @@ func (f *inventoryFlags) register(fs *pflag.FlagSet, use inventoryUse) {
 	fs.BoolVar(&f.noCoerce, "no-coerce", false, "pass string arguments to Python tools as given, without coercion")
 	fs.BoolVar(&f.validate, "validate-args", false, "check the arguments of Python tool calls against their schemas (400 listing each violation); default: as the LCP reference, no check")
 	fs.StringVar(&f.llm, "llm", "", "OpenAI-compatible `endpoint` (BASE_URL[#MODEL]) that Python tools reach through lollms_client_instance.generate_text; key from $LCP_API_KEY or $OPENAI_API_KEY")
+	fs.StringVar(&f.tti, "tti", "", "OpenAI-compatible `endpoint` (BASE_URL[#MODEL]) of the image model of lollms_client_instance.generate_image (/images/generations)")
+	fs.StringVar(&f.tts, "tts", "", "OpenAI-compatible `endpoint` (BASE_URL[#MODEL]) of the speech model of lollms_client_instance.generate_audio (/audio/speech)")
+	fs.StringVar(&f.stt, "stt", "", "OpenAI-compatible `endpoint` (BASE_URL[#MODEL]) of the transcription model of lollms_client_instance.transcribe_audio (/audio/transcriptions)")
+	fs.StringVar(&f.modelCfg, "model-config", "", "JSON `file` of model profiles per modality (llm, tti, tts, stt) that tools switch between; after --llm, --tti, --tts and --stt")
 }
 
 // builtinLibraries are the libraries --autonomy sets the level of: the Go
@@ -158,12 +166,8 @@ func (f *inventoryFlags) config() (*lcp.Config, error) {
 		}
 		cfg.MCPServers = servers
 	}
-	if f.llm != "" {
-		base, model, err := llm.ParseEndpoint(f.llm)
-		if err != nil {
-			return nil, usagef("--llm: %v", err)
-		}
-		cfg.LLM = &llm.Client{BaseURL: base, Model: model, APIKey: llm.APIKeyFromEnv(f.lookupEnv())}
+	if err := f.models(cfg); err != nil {
+		return nil, err
 	}
 	if f.workspace != "" {
 		st, err := os.Stat(f.workspace)
@@ -175,6 +179,49 @@ func (f *inventoryFlags) config() (*lcp.Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// models sets the models of the modalities: the endpoint of each flag
+// first (the default), then the profiles of --model-config.
+func (f *inventoryFlags) models(cfg *lcp.Config) error {
+	getenv := f.lookupEnv()
+	file := &llm.Modalities{}
+	if f.modelCfg != "" {
+		m, err := llm.LoadModalities(f.modelCfg, getenv)
+		if err != nil {
+			return usagef("--model-config: %v", err)
+		}
+		file = m
+	}
+	route := func(flag, endpoint string, profiles []llm.Profile) (llm.Endpoint, error) {
+		var all []llm.Profile
+		if endpoint != "" {
+			c, err := llm.NewProfileClient(endpoint, getenv)
+			if err != nil {
+				return nil, usagef("--%s: %v", flag, err)
+			}
+			all = append(all, llm.Profile{Alias: c.Model, Client: c})
+		}
+		for _, p := range profiles {
+			if p.Alias != "" && len(all) > 0 && all[0].Alias == p.Alias {
+				return nil, usagef("--model-config: the %s alias %q is the model of --%s already", flag, p.Alias, flag)
+			}
+			all = append(all, p)
+		}
+		return llm.Route(all), nil
+	}
+	var err error
+	var ep [4]llm.Endpoint
+	for i, m := range []struct {
+		flag, endpoint string
+		profiles       []llm.Profile
+	}{{"llm", f.llm, file.LLM}, {"tti", f.tti, file.TTI}, {"tts", f.tts, file.TTS}, {"stt", f.stt, file.STT}} {
+		if ep[i], err = route(m.flag, m.endpoint, m.profiles); err != nil {
+			return err
+		}
+	}
+	cfg.LLM, cfg.TTI, cfg.TTS, cfg.STT = ep[0], ep[1], ep[2], ep[3]
+	return nil
 }
 
 // engine builds the engine; adjust may change the configuration first.
