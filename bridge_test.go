@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -98,8 +97,6 @@ func startedPIDs(t *testing.T, pids string) []int {
 	}
 	return out
 }
-
-func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
 
 func callArgs(alias, name, args string) json.RawMessage {
 	b, _ := json.Marshal(map[string]string{"server_alias": alias, "mcp_tool_name": name, "arguments": args})
