@@ -159,3 +159,26 @@ func defaultPythonFolders() ([]string, error) {
 	}
 	return []string{dir}, nil
 }
+
+// optionalPythonFolders returns the folder of the optional built-in Python
+// libraries (mcp_bridge), which are mounted by name.
+func optionalPythonFolders() ([]string, error) {
+	dir, err := pylib.OptionalDir()
+	if err != nil {
+		return nil, err
+	}
+	return []string{dir}, nil
+}
+
+// configuredOptional returns the optional built-in Python libraries that
+// the host configuration configures: they join the built-in default
+// library (mcp_bridge with host_tool_configs["mcp_bridge"]).
+func configuredOptional(configs map[string]map[string]any) []string {
+	var out []string
+	for _, name := range pylib.Optional {
+		if _, ok := configs[name]; ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}

@@ -2,7 +2,9 @@
 // Python tool folders, the built-in library and MCP servers, with every
 // call run safely — the operator's approval where a tool asks for it,
 // questions to the user, per-workspace Python workers, and crashes, hangs
-// and bad input contained.
+// and bad input contained. docs/embedding.md is the guide to embedding it;
+// docs/writing-tools.md tells the LCP contract, which the package docs
+// cite by section (contract §7).
 //
 //	eng, err := lcp.New(ctx, &lcp.Config{ToolsFolders: []string{"./my_tools"}})
 //	if err != nil {
@@ -25,6 +27,12 @@
 // their progress and their log records are events of their calls:
 // Config.OnEvent sees those of every call, tool.CallOptions.OnEvent those
 // of one.
+//
+// Python tools reach the host through lollms_client_instance: its whole
+// inventory, the language model (Config.LLM) and the image, speech and
+// transcription models (Config.TTI, TTS, STT). Through
+// lollms_client.tools_bindings.mcp.MCPBinding they call MCP servers on the
+// engine's MCP client, whose sessions the engine keeps and closes.
 package lcp
 
 import (
@@ -85,11 +93,14 @@ type Config struct {
 	// Mount names libraries to mount beside the tools folders and files:
 	// a library of a tools folder, else of the built-in default library —
 	// the Go libraries workspace_tools, system_shell and execute_python,
-	// and the Python ones (user_interactive_tools, user_interaction_demo).
-	// An unknown name is an error of New.
+	// and the Python ones (user_interactive_tools, user_interaction_demo)
+	// — else an optional built-in library (mcp_bridge). An unknown name is
+	// an error of New.
 	Mount []string
 	// Builtins adds the whole built-in default library after the tools
-	// folders and files (without them, it is the inventory anyway).
+	// folders and files (without them, it is the inventory anyway). The
+	// optional built-in libraries that HostToolConfigs configures
+	// (mcp_bridge) join the built-in default library.
 	Builtins bool
 	// PreciseTypes reads Python annotations by their meaning (Literal ->
 	// enum, list[int] -> array of integers, Optional -> not required,
@@ -145,6 +156,17 @@ type Config struct {
 	// mcp gives the client's, through MCP sampling), and a call with none
 	// sees llm as None.
 	LLM Generator
+	// TTI, TTS and STT are the host's image, speech and transcription
+	// models (an *llm.Client of an OpenAI-compatible server, or an
+	// *llm.Router of several): Python tools reach them through
+	// lollms_client_instance.generate_image, generate_audio and
+	// transcribe_audio, and see client.tti, client.tts and client.stt as
+	// None without them. Models that list their names (ModelLister) serve
+	// list_models; switch_tti, switch_tts and switch_stt name the model of
+	// the rest of the call (a Router's alias, or a model of the endpoint).
+	TTI ImageGenerator
+	TTS SpeechGenerator
+	STT Transcriber
 	// Respond answers the confirmations and questions of calls made with
 	// Engine.Call and ExecuteTool. Nil: confirmations are rejected and
 	// questions declined, with a reason that says so.
@@ -191,6 +213,7 @@ type Engine struct {
 	inv      *tool.Inventory
 	watcher  *watch.Watcher
 	prompts  tool.PromptSet
+	bridge   *mcpBridge
 }
 
 // New builds the engine's inventory. Problems with individual tool files
@@ -201,6 +224,7 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 	if cfg != nil {
 		e.cfg = *cfg
 	}
+	e.bridge = &mcpBridge{e: e}
 	if err := autonomy.ValidateHostConfigs(e.cfg.HostToolConfigs); err != nil {
 		return nil, fmt.Errorf("host tool configs: %w", err)
 	}
@@ -239,6 +263,7 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 		Folders:           e.cfg.ToolsFolders,
 		Files:             e.cfg.ToolFiles,
 		Default:           defaultPythonFolders,
+		Optional:          optionalPythonFolders,
 		HostConfigs:       e.cfg.HostToolConfigs,
 		Workspace:         e.cfg.Workspace,
 		PoolOptions:       poolOpts,
@@ -249,18 +274,27 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 		PreciseTypes:      e.cfg.PreciseTypes,
 		ValidateArguments: e.cfg.ValidateArguments,
 		Host:              engineHost{e},
+		Services:          e.services(),
 	})
 	if err != nil {
 		return nil, err
 	}
 	e.lcp = b
+	var builtinPy []string
 	if e.cfg.Builtins && !useDefault {
-		for _, name := range b.DefaultLibraries() {
-			if _, err := b.MountToolLibrary(name); err != nil {
-				b.Close()
-				e.builtins.Close()
-				return nil, fmt.Errorf("built-in library %s: %w", name, err)
-			}
+		builtinPy = b.DefaultLibraries()
+	}
+	if e.cfg.Builtins || useDefault {
+		builtinPy = append(builtinPy, configuredOptional(e.cfg.HostToolConfigs)...)
+	}
+	for _, name := range builtinPy {
+		if b.HasLibraryInFolders(name) {
+			continue // the folders' own library of that name is served
+		}
+		if _, err := b.MountToolLibrary(name); err != nil {
+			b.Close()
+			e.builtins.Close()
+			return nil, fmt.Errorf("built-in library %s: %w", name, err)
 		}
 	}
 	for _, name := range e.cfg.Mount {
@@ -372,12 +406,26 @@ func (h *engineHandler) Invoke(ctx context.Context, inv tool.Invocation) (tool.S
 	return h.Handler.Invoke(ctx, inv)
 }
 
-// Close stops the watcher, every worker and every toolset.
+// Close stops the watcher, every worker and every toolset, and ends the
+// MCP sessions that Python tools opened.
 func (e *Engine) Close() error {
 	if e.watcher != nil {
 		_ = e.watcher.Close()
 	}
-	return e.inv.Close()
+	err := e.inv.Close()
+	e.bridge.close()
+	return err
+}
+
+// services are the host services Python code reaches by name (see
+// binding.Options.Services).
+func (e *Engine) services() map[string]binding.Service {
+	m := map[string]binding.Service{
+		serviceMCPList: e.bridge.list,
+		serviceMCPCall: e.bridge.call,
+	}
+	e.mediaServices(m)
+	return m
 }
 
 // Workspace returns the default workspace.

@@ -123,6 +123,21 @@ func TestDefaultLibrary(t *testing.T) {
 			t.Errorf("default library lacks %s in %s (have %v)", tl, lib, names)
 		}
 	}
+	// Every built-in tool, Go or Python, has a title and says whether it
+	// only reads, for MCP clients.
+	for _, i := range infos {
+		a := i.Annotations
+		if i.Title == "" || a == nil || a.Title != i.Title || a.ReadOnlyHint == nil || a.OpenWorldHint == nil {
+			t.Errorf("%s: title %q, annotations %+v", i.Name, i.Title, a)
+			continue
+		}
+		if !*a.ReadOnlyHint && (a.DestructiveHint == nil || a.IdempotentHint == nil) {
+			t.Errorf("%s changes things but does not say whether it destroys or repeats safely: %+v", i.Name, a)
+		}
+	}
+	if len(infos) < 13 {
+		t.Errorf("%d built-in tools", len(infos))
+	}
 	// Writes and reads go through the workspace.
 	res := eng.ExecuteTool(context.Background(), "tool_write_file", json.RawMessage(`{"file_name":"a/b.txt","content":"hi"}`))
 	if !res.Success {

@@ -15,6 +15,32 @@ import (
 // it inside a sandbox, beside the sandbox's allow-list.
 var workerEnv = []string{"MALLOC_ARENA_MAX", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "PYTHONIOENCODING"}
 
+// sandboxMode says whether the worker of the library stem runs in the
+// kernel sandbox, and how: its host configuration's "sandbox" setting,
+// else Config.Sandbox.
+func (e *Engine) sandboxMode(stem string) (set sandbox.Settings, mode sandbox.Mode, boxed bool, err error) {
+	set, err = sandbox.ReadSettings(e.cfg.HostToolConfigs[stem])
+	if err != nil {
+		return set, mode, false, fmt.Errorf("library %s: %w", stem, err)
+	}
+	switch set.Setting {
+	case sandbox.SettingReadOnly:
+		return set, sandbox.ReadOnly, true, nil
+	case sandbox.SettingWorkspaceWrite, sandbox.SettingOn:
+		return set, sandbox.Write, true, nil
+	case sandbox.SettingOff:
+		return set, mode, false, nil
+	}
+	return set, sandbox.Write, e.cfg.Sandbox, nil
+}
+
+// sandboxed reports whether the worker of the library stem runs in the
+// kernel sandbox.
+func (e *Engine) sandboxed(stem string) (bool, error) {
+	_, _, boxed, err := e.sandboxMode(stem)
+	return boxed, err
+}
+
 // wrapWorker runs the worker of a Python tool library inside the kernel
 // sandbox when its host configuration asks for it (sandbox:
 // "workspace-write" or "read-only") or Config.Sandbox does for all. Other
@@ -24,23 +50,12 @@ func (e *Engine) wrapWorker(cmd *exec.Cmd, lib worker.Library, ws string) (func(
 	if stem == "" {
 		stem = strings.TrimSuffix(filepath.Base(lib.Path), ".py")
 	}
-	set, err := sandbox.ReadSettings(e.cfg.HostToolConfigs[stem])
+	set, mode, boxed, err := e.sandboxMode(stem)
 	if err != nil {
-		return nil, fmt.Errorf("library %s: %w", stem, err)
+		return nil, err
 	}
-	var mode sandbox.Mode
-	switch set.Setting {
-	case sandbox.SettingReadOnly:
-		mode = sandbox.ReadOnly
-	case sandbox.SettingWorkspaceWrite, sandbox.SettingOn:
-		mode = sandbox.Write
-	case sandbox.SettingOff:
+	if !boxed {
 		return func() {}, nil
-	default:
-		if !e.cfg.Sandbox {
-			return func() {}, nil
-		}
-		mode = sandbox.Write
 	}
 	program, paths := sandbox.Python(cmd.Path)
 	// Python finds its prefix from argv[0]: a bare name would be looked up

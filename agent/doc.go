@@ -1,4 +1,4 @@
-// Package agent is the agent loop of SPEC §15 as a library function: it
+// Package agent is the agent loop (contract §15) as a library function: it
 // lets a chat model (any OpenAI-compatible endpoint, package llm) use the
 // tools of a toolset (an *lcp.Engine, native Go tools, MCP servers) until
 // it has an answer.

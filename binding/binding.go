@@ -2,14 +2,14 @@
 // tool.Toolset. It discovers tool files (package discover, no Python
 // runs), serves their tools with the schemas read from source, and runs
 // calls in persistent Python worker processes (package worker) with the
-// LCP execution contract of SPEC §7: 404 for unknown names, hidden
+// LCP execution contract (§7): 404 for unknown names, hidden
 // parameters removed, defaults filled, values coerced, the library loaded
 // lazily with its host configuration, unknown parameters filtered, host
 // objects injected, exceptions and crashes contained, and the result
 // normalized like every other backend's.
 //
 // Libraries can be mounted at run time (MountToolLibrary and its family,
-// SPEC §9) and registered from code; Reload reads the files again (hot
+// contract §9) and registered from code; Reload reads the files again (hot
 // reload: a file that stops parsing keeps its last good tools, and the
 // workers of changed libraries restart before their next call). The
 // results of prompt functions are cached per library until its files
@@ -49,6 +49,10 @@ type Options struct {
 	Folders []string
 	Files   []string
 	Default func() ([]string, error)
+	// Optional returns the folders of built-in libraries that are never
+	// part of the default inventory: they are mounted by name
+	// (MountToolLibrary), looked up after the Default folders.
+	Optional func() ([]string, error)
 	// HostConfigs is host_tool_configs: per library stem, the config its
 	// init_tools_library receives.
 	HostConfigs map[string]map[string]any
@@ -97,6 +101,33 @@ type Options struct {
 	// whole inventory, the LLM). Nil: none. (The conversation of
 	// discussion_instance is the call's: tool.CallRequest.Conversation.)
 	Host Host
+	// Services are the named host services that Python code reaches
+	// through the worker's generic host request (worker.ServiceHost): the
+	// proxies of the worker that need no protocol frame of their own (the
+	// MCP client behind lollms_client.tools_bindings.mcp, the image and
+	// audio models of lollms_client_instance) ask them by name. A name
+	// that is not here is an error the Python code gets as a
+	// RuntimeError.
+	Services map[string]Service
+}
+
+// Service answers one request of Python code to a host service. Its
+// result is JSON (nil means null); an error reaches the Python code as a
+// RuntimeError with the error's text. ctx ends with the call that asked.
+type Service func(ctx context.Context, r *ServiceRequest) (json.RawMessage, error)
+
+// ServiceRequest is a request of Python code to a named host service.
+type ServiceRequest struct {
+	// Name is the service's name and Params its parameters (JSON).
+	Name   string
+	Params json.RawMessage
+	// Library is the stem of the library whose code asks.
+	Library string
+	// Call is the tool call that asks, nil for the functions the binding
+	// runs itself (prompt functions, registration from code). Nested calls
+	// made for the request run inside it (tool.CallOptions.Parent), so
+	// that their questions reach its caller.
+	Call *tool.CallRequest
 }
 
 // Host is what the engine offers Python tools through

@@ -62,7 +62,7 @@ func (b *Binding) run(ctx context.Context, e *entry, c *tool.CallRequest) (*tool
 	}
 	req.HasLLM = req.HasLLM || c.Generator != nil
 	req.HasDiscussion = c.Conversation != nil
-	host := &callHost{b: b, ctx: ctx, call: c}
+	host := &callHost{b: b, ctx: ctx, call: c, stem: e.file.Stem}
 	if b.ownPool {
 		b.live.Store(c.CallID, host)
 		defer b.live.Delete(c.CallID)
@@ -335,6 +335,7 @@ type callHost struct {
 	b    *Binding
 	ctx  context.Context // the call's context
 	call *tool.CallRequest
+	stem string // the library's
 }
 
 func (h *callHost) Confirm(_ context.Context, r worker.ConfirmRequest) (string, string) {
@@ -430,9 +431,21 @@ func (h *callHost) Log(_ context.Context, r worker.LogRecord) {
 	h.call.Emit(tool.Event{Kind: tool.EventLog, Level: r.Level, Text: r.Message, Data: r.Data})
 }
 
-// The per-call events a Python tool reports reach the call's subscribers.
+// Service answers a request of the worker's generic host service with
+// the binding's Services.
+func (h *callHost) Service(_ context.Context, name string, params json.RawMessage) (json.RawMessage, error) {
+	svc := h.b.opts.Services[name]
+	if svc == nil {
+		return nil, fmt.Errorf("the host offers no service %q", name)
+	}
+	return svc(h.ctx, &ServiceRequest{Name: name, Params: params, Library: h.stem, Call: h.call})
+}
+
+// The per-call events a Python tool reports reach the call's subscribers,
+// and its requests to named services the binding's Services.
 var (
 	_ worker.OutputHost   = (*callHost)(nil)
 	_ worker.ProgressHost = (*callHost)(nil)
 	_ worker.LogHost      = (*callHost)(nil)
+	_ worker.ServiceHost  = (*callHost)(nil)
 )

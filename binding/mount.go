@@ -20,12 +20,22 @@ import (
 var ErrLibraryNotFound = errors.New("tool library not found")
 
 // searchFolders returns the folders libraries are looked up in: the
-// configured folders, then the built-in default library's.
+// configured folders, then the built-in default library's, then the
+// optional built-in libraries'.
 func (b *Binding) searchFolders() []string {
 	folders := append([]string(nil), b.opts.Folders...)
-	if b.opts.Default != nil {
-		if def, err := b.opts.Default(); err == nil {
-			folders = append(folders, def...)
+	return append(folders, b.builtinFolders()...)
+}
+
+// builtinFolders returns the folders of the built-in libraries: the
+// default library's, then the optional ones'.
+func (b *Binding) builtinFolders() []string {
+	var folders []string
+	for _, f := range []func() ([]string, error){b.opts.Default, b.opts.Optional} {
+		if f != nil {
+			if dirs, err := f(); err == nil {
+				folders = append(folders, dirs...)
+			}
 		}
 	}
 	return folders
@@ -326,7 +336,7 @@ func (b *Binding) RegisterToolFromCode(ctx context.Context, prefix, code string)
 	reply, err := b.pool.Load(ctx, &worker.Request{
 		CallID: tool.NewID(), Workspace: b.ws, Library: lib, Config: cfg,
 		Context: []byte(`{}`), Args: []byte(`{}`), Handlers: b.handlers(),
-	}, &callHost{b: b, ctx: ctx})
+	}, &callHost{b: b, ctx: ctx, stem: prefix})
 	if err != nil {
 		return nil, fmt.Errorf("register %s: %w", prefix, err)
 	}

@@ -42,7 +42,7 @@ func (b *Binding) callPrompt(ctx context.Context, e *entry, fn string) (string, 
 	ctx, cancel := context.WithTimeout(ctx, b.promptTimeout()+time.Second)
 	defer cancel()
 	gen, _ := b.begin(req.Library, false)
-	reply, err := b.pool.Call(ctx, req, &callHost{b: b, ctx: ctx})
+	reply, err := b.pool.Call(ctx, req, &callHost{b: b, ctx: ctx, stem: e.file.Stem})
 	b.end(req.Library, gen)
 	if err != nil {
 		return "", err

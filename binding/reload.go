@@ -230,10 +230,7 @@ func (b *Binding) WatchPaths() []string {
 	files := append([]*discover.File(nil), b.files...)
 	mounts := append([]string(nil), b.mounts...)
 	b.mu.RUnlock()
-	var defaults []string
-	if b.opts.Default != nil {
-		defaults, _ = b.opts.Default()
-	}
+	defaults := b.builtinFolders()
 	isDefault := func(p string) bool {
 		for _, d := range defaults {
 			if rel, err := filepath.Rel(d, p); err == nil && rel != ".." && !startsWithDotDot(rel) {

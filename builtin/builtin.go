@@ -120,7 +120,7 @@ type lib struct {
 // newTool builds one native tool of a library from a hand-written schema (kept
 // byte for byte, so specs list properties in a stable order) and a
 // function that decodes its arguments into In.
-func newTool[In any](lib tool.Library, name, description, schema string, caps tool.Capabilities, fn func(ctx context.Context, in In) (map[string]any, error)) (*native.Tool, error) {
+func newTool[In any](lib tool.Library, name, description, schema string, caps tool.Capabilities, ann *tool.Annotations, fn func(ctx context.Context, in In) (map[string]any, error)) (*native.Tool, error) {
 	info := tool.Info{Name: name, Description: description, InputSchema: json.RawMessage(schema), Library: lib, Interactions: caps}
 	t, err := native.Raw(info, func(ctx context.Context, args json.RawMessage) (any, error) {
 		var in In
@@ -132,7 +132,22 @@ func newTool[In any](lib tool.Library, name, description, schema string, caps to
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: %w", name, err)
 	}
-	return t.InLibrary(lib).Interactive(caps), nil
+	return t.InLibrary(lib).Interactive(caps).Annotate(ann), nil
+}
+
+// reads returns the annotations of a tool that only reads the workspace.
+func reads(title string) *tool.Annotations {
+	yes, no := true, false
+	return &tool.Annotations{Title: title, ReadOnlyHint: &yes, OpenWorldHint: &no}
+}
+
+// changes returns the annotations of a tool that changes things: whether
+// it may destroy or overwrite, whether repeating it changes nothing more,
+// and whether it reaches beyond the workspace (commands and code may use
+// the network when allowed).
+func changes(title string, destructive, idempotent, openWorld bool) *tool.Annotations {
+	no := false
+	return &tool.Annotations{Title: title, ReadOnlyHint: &no, DestructiveHint: &destructive, IdempotentHint: &idempotent, OpenWorldHint: &openWorld}
 }
 
 // call returns the call a tool runs in (read-only); native tools always

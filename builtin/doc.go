@@ -1,4 +1,4 @@
-// Package builtin is lcp's built-in default library (SPEC §11): the tools
+// Package builtin is lcp's built-in default library (contract §11): the tools
 // a host gets when it names no tool folder. They are written in Go, need no
 // Python to be listed or (except execute_python) to run, and behave like
 // any library: LCP-style specs, the same normalization, confirmations and
@@ -57,7 +57,7 @@
 // changes to existing workspace files": an "always" answer covers that
 // label for the session.
 //
-// Arguments are coerced as SPEC §7 says before validation ("50" for an
+// Arguments are coerced as contract §7 says before validation ("50" for an
 // integer is 50), since LLMs often send numbers as strings.
 //
 // The seeds' example Python libraries ship in package pylib, extracted on

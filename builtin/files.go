@@ -45,33 +45,33 @@ func (b *lib) workspaceTools() ([]*native.Tool, error) {
 			`{"type": "object", "properties": {
   "file_name": {"type": "string", "description": "Path of the file, relative to the workspace."},
   "content": {"type": "string", "description": "The complete text to write."}},
- "required": ["file_name", "content"]}`, confirmOnly, b.writeFile)),
+ "required": ["file_name", "content"]}`, confirmOnly, changes("Write file", true, true, false), b.writeFile)),
 		add(newTool(workspaceLib, "tool_append_file",
 			"Appends text to the end of a file in the workspace, creating it when missing.",
 			`{"type": "object", "properties": {
   "file_name": {"type": "string", "description": "Path of the file, relative to the workspace."},
   "content": {"type": "string", "description": "The text to append (add a trailing newline if you want one)."}},
- "required": ["file_name", "content"]}`, confirmOnly, b.appendFile)),
+ "required": ["file_name", "content"]}`, confirmOnly, changes("Append to file", false, false, false), b.appendFile)),
 		add(newTool(workspaceLib, "tool_read_file",
 			"Reads a text file of the workspace, whole or a range of lines. Binary files are refused; very large files are cut, with a note saying how to read the rest.",
 			`{"type": "object", "properties": {
   "file_name": {"type": "string", "description": "Path of the file, relative to the workspace."},
   "start_line": {"type": "integer", "description": "First line to return, counting from 1.", "default": 1},
   "end_line": {"type": "integer", "description": "Last line to return (inclusive); omit to read to the end."}},
- "required": ["file_name"]}`, tool.Capabilities{}, b.readFile)),
+ "required": ["file_name"]}`, tool.Capabilities{}, reads("Read file"), b.readFile)),
 		add(newTool(workspaceLib, "tool_list_files",
 			"Lists the files and folders of a workspace directory with their sizes, optionally recursively (.git, node_modules, __pycache__ and similar are skipped).",
 			`{"type": "object", "properties": {
   "directory": {"type": "string", "description": "Directory to list, relative to the workspace.", "default": "."},
   "recursive": {"type": "boolean", "description": "List sub-directories too.", "default": false}},
- "required": []}`, tool.Capabilities{}, b.listFiles)),
+ "required": []}`, tool.Capabilities{}, reads("List files"), b.listFiles)),
 		add(newTool(workspaceLib, "tool_find_files",
 			"Finds files whose path matches a glob pattern: '*.py' matches at any depth, 'src/**/*.go' spans folders.",
 			`{"type": "object", "properties": {
   "pattern": {"type": "string", "description": "Glob pattern (*, ?, [abc], and ** for any number of folders)."},
   "path": {"type": "string", "description": "Directory to search from, relative to the workspace.", "default": "."},
   "max_results": {"type": "integer", "description": "Maximum number of paths to return.", "default": 50}},
- "required": ["pattern"]}`, tool.Capabilities{}, b.findFiles)),
+ "required": ["pattern"]}`, tool.Capabilities{}, reads("Find files"), b.findFiles)),
 		add(newTool(workspaceLib, "tool_grep_files",
 			"Searches the text files of the workspace for a pattern and returns matching lines as file:line: text.",
 			`{"type": "object", "properties": {
@@ -81,12 +81,12 @@ func (b *lib) workspaceTools() ([]*native.Tool, error) {
   "search_mode": {"type": "string", "description": "exact (literal text, case-sensitive), case_sensitive, case_insensitive (regular expressions), words (every word present, any order), or fuzzy (every word present, allowing typos).", "default": "case_insensitive"},
   "sort_by_relevance": {"type": "boolean", "description": "Best matches first instead of file order.", "default": true},
   "path": {"type": "string", "description": "Directory to search in, relative to the workspace.", "default": "."}},
- "required": ["pattern"]}`, tool.Capabilities{}, b.grepFiles)),
+ "required": ["pattern"]}`, tool.Capabilities{}, reads("Search file contents"), b.grepFiles)),
 		add(newTool(workspaceLib, "tool_file_info",
 			"Gives information about a file or folder of the workspace: type, size, modification time, number of lines for text files.",
 			`{"type": "object", "properties": {
   "file_name": {"type": "string", "description": "Path of the file or folder, relative to the workspace."}},
- "required": ["file_name"]}`, tool.Capabilities{}, b.fileInfo)),
+ "required": ["file_name"]}`, tool.Capabilities{}, reads("File information"), b.fileInfo)),
 	}
 	return out, errors.Join(errs...)
 }

@@ -29,7 +29,7 @@ func (b *lib) shellTools() ([]*native.Tool, error) {
 		`{"type": "object", "properties": {
   "command": {"type": "string", "description": "The shell command to run in the workspace (bash syntax)."},
   "timeout": {"type": "number", "description": "Time limit in seconds; omit for the default."},`+escalationSchema+`},
- "required": ["command"]}`, confirmOnly, b.runShell)
+ "required": ["command"]}`, confirmOnly, changes("Run shell command", true, false, true), b.runShell)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func (b *lib) pythonTools() ([]*native.Tool, error) {
 		`{"type": "object", "properties": {
   "code": {"type": "string", "description": "The Python code to run; print what you want to see."},
   "timeout": {"type": "number", "description": "Time limit in seconds; omit for the default."},`+escalationSchema+`},
- "required": ["code"]}`, confirmOnly, b.runPythonCode)
+ "required": ["code"]}`, confirmOnly, changes("Run Python code", true, false, true), b.runPythonCode)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func (b *lib) pythonTools() ([]*native.Tool, error) {
   "file_name": {"type": "string", "description": "Path of the Python script, relative to the workspace."},
   "args": {"type": "array", "items": {"type": "string"}, "description": "Command-line arguments for the script, one string each (sys.argv[1:]).", "default": []},
   "timeout": {"type": "number", "description": "Time limit in seconds; omit for the default."},`+escalationSchema+`},
- "required": ["file_name"]}`, confirmOnly, b.runPythonFile)
+ "required": ["file_name"]}`, confirmOnly, changes("Run Python script", true, false, true), b.runPythonFile)
 	if err != nil {
 		return nil, err
 	}

@@ -1,5 +1,5 @@
 // Package discover finds LCP tool files and reads their tools, exactly as
-// SPEC §4 says, without running any Python: folders are scanned in the
+// contract §4 says, without running any Python: folders are scanned in the
 // order given, entries in byte order of their names; a sub-directory X/
 // contributes X/X.py first and then its other *.py files; loose *.py files
 // are loaded; names starting with "." and __pycache__ are skipped, and
@@ -106,7 +106,8 @@ type Tool struct {
 	File *File
 }
 
-// Info returns the tool's description in the core model. A Python tool
+// Info returns the tool's description in the core model, with the
+// title and hints its library declares in TOOL_ANNOTATIONS. A Python tool
 // declares every interaction (any of them may call the handlers); what
 // its source shows it asks (pysrc.Asks) is DetectedInteractions, except
 // for a tool read by the fallback, which is not analysed.
@@ -123,6 +124,11 @@ func (t *Tool) Info() tool.Info {
 	if !t.ParsedViaRegexFallback {
 		a := t.Asks
 		info.DetectedInteractions = &tool.Capabilities{Confirm: a.Confirm, Text: a.Text, MultilineText: a.Text, Secret: a.Secret, Select: a.Select}
+	}
+	if a := t.Annotations; a != nil {
+		info.Title = pyval.ValidUTF8(a.Title)
+		info.Annotations = &tool.Annotations{Title: info.Title, ReadOnlyHint: a.ReadOnly, DestructiveHint: a.Destructive,
+			IdempotentHint: a.Idempotent, OpenWorldHint: a.OpenWorld}
 	}
 	return info
 }

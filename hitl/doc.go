@@ -1,6 +1,6 @@
 // Package hitl is the human in the loop: the broker that every
 // confirmation and question of a running tool goes through on its way to
-// a person, and back (SPEC §10).
+// a person, and back (contract §10).
 //
 // A tool — Python (its confirm_handler and user_interaction_handler),
 // native Go (tool.Confirm, tool.AskSecret...) or MCP (elicitation) — asks

@@ -50,6 +50,9 @@ type Client struct {
 	// Header holds extra headers for every request (a proxy's, an
 	// organization id...).
 	Header http.Header
+	// Voice is the voice of speech requests that name none (see
+	// GenerateSpeech); empty means DefaultVoice.
+	Voice string
 }
 
 // TimeoutError reports a request that got no complete answer within the
@@ -125,7 +128,7 @@ type exchange struct {
 // start sends a request and returns the exchange once the status line and
 // headers arrived. idle makes Timeout bound each wait rather than the whole
 // exchange (streams).
-func (c *Client) start(ctx context.Context, method, path string, body []byte, accept string, idle bool) (*exchange, error) {
+func (c *Client) start(ctx context.Context, method, path string, body []byte, contentType, accept string, idle bool) (*exchange, error) {
 	full, shown, err := c.endpoint(path)
 	if err != nil {
 		return nil, err
@@ -150,7 +153,10 @@ func (c *Client) start(ctx context.Context, method, path string, body []byte, ac
 		}
 	}
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		if contentType == "" {
+			contentType = "application/json"
+		}
+		req.Header.Set("Content-Type", contentType)
 	}
 	req.Header.Set("Accept", accept)
 	if req.Header.Get("User-Agent") == "" {
@@ -286,7 +292,7 @@ func (c *Client) Chat(ctx context.Context, req *ChatRequest) (*ChatResponse, err
 	if err != nil {
 		return nil, err
 	}
-	x, err := c.start(ctx, http.MethodPost, "/chat/completions", body, "application/json", false)
+	x, err := c.start(ctx, http.MethodPost, "/chat/completions", body, "", "application/json", false)
 	if err != nil {
 		return nil, err
 	}
@@ -304,7 +310,7 @@ func (c *Client) Chat(ctx context.Context, req *ChatRequest) (*ChatResponse, err
 
 // Models lists the ids the endpoint serves (GET {BaseURL}/models).
 func (c *Client) Models(ctx context.Context) ([]string, error) {
-	x, err := c.start(ctx, http.MethodGet, "/models", nil, "application/json", false)
+	x, err := c.start(ctx, http.MethodGet, "/models", nil, "", "application/json", false)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,8 @@ import (
 //
 // The fragment after the first '#' names the model (empty when absent).
 // A URL with no path gets /v1, the usual base of OpenAI-compatible
-// servers; a trailing /chat/completions is removed, so that the full
+// servers; a trailing /chat/completions (or /images/generations,
+// /audio/speech, /audio/transcriptions) is removed, so that the full
 // endpoint URL works too. Only http and https URLs with a host are
 // accepted. The base never ends with a slash.
 func ParseEndpoint(s string) (base, model string, err error) {
@@ -32,7 +33,9 @@ func ParseEndpoint(s string) (base, model string, err error) {
 		return "", "", fmt.Errorf("llm: endpoint %q has no host", redactURL(raw))
 	}
 	p := strings.TrimRight(u.Path, "/")
-	p = strings.TrimSuffix(p, "/chat/completions")
+	for _, full := range []string{"/chat/completions", "/images/generations", "/audio/speech", "/audio/transcriptions"} {
+		p = strings.TrimSuffix(p, full)
+	}
 	if p == "" {
 		p = "/v1"
 	}

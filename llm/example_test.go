@@ -57,3 +57,38 @@ func ExampleParseEndpoint() {
 	// http://localhost:11434/v1
 	// qwen2.5:7b
 }
+
+func ExampleClient_GenerateImage() {
+	// The scripted server answers every image request with a 1x1 PNG.
+	srv := llmtest.NewServer()
+	defer srv.Close()
+
+	c := &llm.Client{BaseURL: srv.BaseURL(), Model: "sdxl"}
+	img, err := c.GenerateImage(context.Background(), &llm.ImageRequest{Prompt: "a lighthouse", Width: 512, Height: 512})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(img.MIMEType, len(img.Data), "bytes")
+	fmt.Println(srv.MediaRequests()[0].Field("size"))
+	// Output:
+	// image/png 69 bytes
+	// 512x512
+}
+
+func ExampleRoute() {
+	fast := llmtest.NewServer(llmtest.Text("from the fast model"))
+	defer fast.Close()
+	smart := llmtest.NewServer(llmtest.Text("from the smart model"))
+	defer smart.Close()
+
+	// Two profiles of one modality; a request names the alias a tool
+	// switched to (switch_model), the first profile is the default.
+	ep := llm.Route([]llm.Profile{
+		{Alias: "fast", Client: &llm.Client{BaseURL: fast.BaseURL()}},
+		{Alias: "smart", Client: &llm.Client{BaseURL: smart.BaseURL()}},
+	})
+	text, _ := ep.GenerateJSON(context.Background(), "hi", json.RawMessage(`{"model": "smart"}`))
+	fmt.Println(text)
+	// Output: from the smart model
+}

@@ -11,6 +11,9 @@ import (
 // GenerateOptions adjusts a plain text generation. The zero value uses the
 // server's defaults.
 type GenerateOptions struct {
+	// Model names the model; empty means the Client's Model (a Router
+	// reads it as the alias of one of its profiles).
+	Model string
 	// System is an optional system prompt.
 	System string
 	// MaxTokens bounds the answer (lollms' n_predict); zero or less means
@@ -37,6 +40,7 @@ func (c *Client) Generate(ctx context.Context, prompt string, opts *GenerateOpti
 		opts = &GenerateOptions{}
 	}
 	req := &ChatRequest{
+		Model:     opts.Model,
 		MaxTokens: max(opts.MaxTokens, 0), Temperature: opts.Temperature, TopP: opts.TopP,
 		Seed: opts.Seed, Stop: opts.Stop,
 	}
@@ -74,10 +78,11 @@ func (c *Client) GenerateJSON(ctx context.Context, prompt string, options json.R
 // ParseGenerateOptions reads the keyword arguments of lollms'
 // generate_text as a JSON object: n_predict (also max_tokens,
 // max_new_tokens), temperature, top_p, top_k, repeat_penalty, seed, stop
-// (also stop_sequences; a string or a list of strings) and system_prompt
-// (also system). Null values and other keys (streaming_callback, n_threads,
-// images...) are ignored; a value of the wrong type is an error. Empty
-// input or null means no options.
+// (also stop_sequences; a string or a list of strings), system_prompt
+// (also system) and model (the name switch_model chose). Null values and
+// other keys (streaming_callback, n_threads, images...) are ignored; a
+// value of the wrong type is an error. Empty input or null means no
+// options.
 func ParseGenerateOptions(raw json.RawMessage) (*GenerateOptions, error) {
 	opts := &GenerateOptions{}
 	raw = bytes.TrimSpace(raw)
@@ -140,6 +145,11 @@ func ParseGenerateOptions(raw json.RawMessage) (*GenerateOptions, error) {
 			opts.Stop = []string{one}
 		} else if err := json.Unmarshal(v, &opts.Stop); err != nil {
 			return nil, fmt.Errorf("llm: generation option %s must be a string or a list of strings", k)
+		}
+	}
+	if k, v := get("model"); v != nil {
+		if err := json.Unmarshal(v, &opts.Model); err != nil {
+			return nil, fmt.Errorf("llm: generation option %s must be a string", k)
 		}
 	}
 	if k, v := get("system_prompt", "system"); v != nil {

@@ -30,7 +30,7 @@ func (c *Client) Stream(ctx context.Context, req *ChatRequest, onDelta func(Delt
 	if err != nil {
 		return nil, err
 	}
-	x, err := c.start(ctx, http.MethodPost, "/chat/completions", body, "text/event-stream", true)
+	x, err := c.start(ctx, http.MethodPost, "/chat/completions", body, "", "text/event-stream", true)
 	if err != nil {
 		return nil, err
 	}

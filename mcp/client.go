@@ -17,14 +17,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/lcptools/lcp/internal/buildinfo"
 	"github.com/lcptools/lcp/mcp/oauth"
 	"github.com/lcptools/lcp/tool"
 )
 
 // ClientOptions configures a ClientToolset. The zero value is usable.
 type ClientOptions struct {
-	// Name and Version identify lcp to the servers; "lcp" and "dev" by
-	// default.
+	// Name and Version identify lcp to the servers; by default "lcp" and
+	// the version `lcp version` prints.
 	Name, Version string
 	// OnEvent receives the progress notifications of every call as
 	// events (tool.EventProgress), and the servers' log messages
@@ -75,7 +76,7 @@ func (o *ClientOptions) withDefaults() ClientOptions {
 		c.Name = "lcp"
 	}
 	if c.Version == "" {
-		c.Version = "dev"
+		c.Version = buildinfo.Version()
 	}
 	if c.ConnectTimeout <= 0 {
 		c.ConnectTimeout = 60 * time.Second
@@ -94,6 +95,22 @@ func (o *ClientOptions) withDefaults() ClientOptions {
 	}
 	return c
 }
+
+// ConnectTimeoutError reports a server that was not started and
+// initialized within ClientOptions.ConnectTimeout: it hangs, or answers
+// something the client waits for in vain. errors.Is(err,
+// context.DeadlineExceeded) is true.
+type ConnectTimeoutError struct {
+	Alias string
+	Limit time.Duration
+}
+
+func (e *ConnectTimeoutError) Error() string {
+	return fmt.Sprintf("MCP server %q did not answer within %s", e.Alias, e.Limit)
+}
+
+// Is makes errors.Is(err, context.DeadlineExceeded) true.
+func (e *ConnectTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // ClientToolset is a tool.Toolset of the tools of MCP servers, named
 // "<alias>::<tool>". Each server is one session, opened when the toolset
@@ -174,6 +191,18 @@ func (c *ClientToolset) Tools(ctx context.Context) ([]tool.Info, error) {
 		all = append(all, infos...)
 	}
 	return all, nil
+}
+
+// Err returns why the server alias is unavailable (its last failure to
+// connect), or nil when it is not known to be.
+func (c *ClientToolset) Err(alias string) error {
+	r := c.byAlias[alias]
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lastErr
 }
 
 // Diagnostics reports the servers that are unavailable, with the reason.
@@ -408,13 +437,16 @@ func (r *remote) connect() (*session, error) {
 	cs, err := r.client.Connect(ctx, transport, nil)
 	if err != nil {
 		if s.proc != nil {
-			if exit := s.proc.exited(200 * time.Millisecond); exit != nil {
-				err = exit
-			}
+			// What the server did says more than the SDK's error: garbage
+			// on its output, or an exit of its own. Both name the server.
+			why := s.proc.failure(200 * time.Millisecond)
 			go s.proc.stop(r.ts.opts.TerminateTimeout)
+			if why != nil {
+				return nil, why
+			}
 		}
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("MCP server %q did not answer within %s: %w", r.cfg.Alias, limit, err)
+			return nil, &ConnectTimeoutError{Alias: r.cfg.Alias, Limit: limit}
 		}
 		return nil, fmt.Errorf("connecting to MCP server %q: %w", r.cfg.Alias, err)
 	}

@@ -202,14 +202,23 @@ func TestClientBrokenServersLeaveTheRestUsable(t *testing.T) {
 	c := newClient(t, []ServerConfig{
 		{Alias: "missing", Command: "/nonexistent/mcp-server"},
 		{Alias: "quits", Command: "sh", Args: []string{"-c", "echo no good >&2; exit 7"}},
+		{Alias: "junk", Command: "sh", Args: []string{"-c", "echo 'Server listening on port 8080'; cat >/dev/null"}},
 		{Alias: "lcp", URL: serveHTTP(t, srv, nil)},
 	}, &ClientOptions{ConnectTimeout: 10 * time.Second})
 	diags := c.Diagnostics()
-	if len(diags) != 2 {
+	if len(diags) != 3 {
 		t.Fatalf("diagnostics = %v", diags)
 	}
 	if !strings.Contains(diags[0].Message, `"missing"`) || !strings.Contains(diags[1].Message, "status 7") || !strings.Contains(diags[1].Message, "no good") {
 		t.Errorf("diagnostics = %v", diags)
+	}
+	// Junk on stdout is said as such, not as the exit it led to.
+	var bad *BadOutputError
+	if err := c.Err("junk"); !errors.As(err, &bad) || bad.Alias != "junk" || !strings.Contains(diags[2].Message, "not an MCP message") {
+		t.Errorf("junk: %v, %v", err, diags[2])
+	}
+	if c.Err("lcp") != nil || c.Err("nobody") != nil {
+		t.Errorf("Err of a working or unknown server: %v, %v", c.Err("lcp"), c.Err("nobody"))
 	}
 	infos, err := c.Tools(context.Background())
 	if err != nil || len(infos) == 0 {
@@ -224,6 +233,21 @@ func TestClientBrokenServersLeaveTheRestUsable(t *testing.T) {
 	var te *tool.TransportError
 	if !errors.As(err, &te) {
 		t.Errorf("calling a broken server: %v", err)
+	}
+}
+
+func TestClientMuteServerTimesOut(t *testing.T) {
+	start := time.Now()
+	c := newClient(t, []ServerConfig{{Alias: "mute", Command: "sleep", Args: []string{"60"}}},
+		&ClientOptions{ConnectTimeout: 500 * time.Millisecond, TerminateTimeout: 100 * time.Millisecond})
+	var te *ConnectTimeoutError
+	err := c.Err("mute")
+	if !errors.As(err, &te) || te.Alias != "mute" || !errors.Is(err, context.DeadlineExceeded) ||
+		err.Error() != `MCP server "mute" did not answer within 500ms` {
+		t.Errorf("err = %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v", d)
 	}
 }
 

@@ -9,7 +9,7 @@
 // tool; a server's elicitations surface as Requests of the call that
 // caused them (forms, text and select questions, a confirmation to open
 // the link of a URL elicitation); progress notifications are progress
-// events of the call (tool.Event); arguments are coerced as SPEC §7 says
+// events of the call (tool.Event); arguments are coerced as contract §7 says
 // before they are sent; a stdio server that dies is reported with its
 // exit status and started again on the next call. A result's content
 // blocks (images, audio, resources) arrive in Result.Content in order, a

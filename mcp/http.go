@@ -416,11 +416,15 @@ func (g *guard) allowedHost(host string) bool {
 // loopback when no bearer token is set.
 var ErrTokenRequired = errors.New("an MCP HTTP server on an address that is not loopback needs a bearer token (--token or LCP_MCP_TOKEN)")
 
-// Listen opens the listener of an HTTP server at addr ("127.0.0.1:8765" by
-// default), refusing an address that is not loopback without a token.
+// DefaultAddr is the address of an HTTP server that names none: loopback,
+// port 8765.
+const DefaultAddr = "127.0.0.1:8765"
+
+// Listen opens the listener of an HTTP server at addr (DefaultAddr when
+// empty), refusing an address that is not loopback without a token.
 func Listen(addr string, opts *HTTPOptions) (net.Listener, error) {
 	if addr == "" {
-		addr = "127.0.0.1:8765"
+		addr = DefaultAddr
 	}
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {

@@ -309,7 +309,7 @@ func capResult(res *sdk.CallToolResult, limit int) *sdk.CallToolResult {
 	}
 	budget := limit
 	var notes []string
-	out := &sdk.CallToolResult{IsError: res.IsError}
+	out := &sdk.CallToolResult{IsError: res.IsError, Meta: res.Meta} // the notes of _meta are short
 	for _, c := range res.Content {
 		switch c := c.(type) {
 		case *sdk.TextContent:

@@ -3,6 +3,7 @@ package mcp
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -56,7 +57,38 @@ type process struct {
 	errDone chan struct{} // closed when its stderr is drained
 	state   *os.ProcessState
 	waitErr error
+	// inputClosed is closed when lcp closes the process's input; own
+	// tells whether the process ended before that (by itself), and is set
+	// before done is closed.
+	inputClosed chan struct{}
+	closeInput  sync.Once
+	own         bool
+
+	mu  sync.Mutex
+	bad error // the first thing it wrote on stdout that is not MCP
+	// goneFirst is set when its output ended, or its input stopped taking
+	// writes, before lcp closed its input: it went away by itself.
+	goneFirst bool
 }
+
+// BadOutputError reports a stdio MCP server that wrote something other
+// than MCP's JSON-RPC messages on its standard output.
+type BadOutputError struct {
+	Alias string
+	Err   error
+	// Stderr holds the last lines the server wrote on its standard error.
+	Stderr string
+}
+
+func (e *BadOutputError) Error() string {
+	msg := fmt.Sprintf("MCP server %q wrote something that is not an MCP message on its standard output: %v", e.Alias, e.Err)
+	if e.Stderr != "" {
+		msg += "; its last output on stderr: " + e.Stderr
+	}
+	return msg
+}
+
+func (e *BadOutputError) Unwrap() error { return e.Err }
 
 func startProcess(cfg *ServerConfig, stderr io.Writer) (*process, error) {
 	cmd := exec.Command(cfg.Command, cfg.Args...)
@@ -91,7 +123,9 @@ func startProcess(cfg *ServerConfig, stderr io.Writer) (*process, error) {
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	p := &process{alias: cfg.Alias, cmd: cmd, stdin: inW, stdout: outR, tail: &tailBuffer{max: 2048}, done: make(chan struct{}), errDone: make(chan struct{})}
+	p := &process{alias: cfg.Alias, cmd: cmd, stdout: outR, tail: &tailBuffer{max: 2048}, done: make(chan struct{}),
+		errDone: make(chan struct{}), inputClosed: make(chan struct{})}
+	p.stdin = &inputCloser{WriteCloser: inW, p: p}
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
@@ -118,15 +152,93 @@ func startProcess(cfg *ServerConfig, stderr io.Writer) (*process, error) {
 	go func() {
 		p.waitErr = cmd.Wait()
 		p.state = cmd.ProcessState
+		select {
+		case <-p.inputClosed:
+		default:
+			p.own = true
+		}
 		close(p.done)
 	}()
 	return p, nil
 }
 
+// inputCloser is the process's input: closing it is noted, so that an
+// exit it causes is not taken for the server's own.
+type inputCloser struct {
+	io.WriteCloser
+	p *process
+}
+
+func (c *inputCloser) Close() error {
+	c.p.mu.Lock()
+	c.p.closeInput.Do(func() { close(c.p.inputClosed) })
+	c.p.mu.Unlock()
+	return c.WriteCloser.Close()
+}
+
+func (c *inputCloser) Write(b []byte) (int, error) {
+	n, err := c.WriteCloser.Write(b)
+	if err != nil {
+		c.p.noteGone()
+	}
+	return n, err
+}
+
+// noteGone notes that the process stopped reading or writing, unless lcp
+// closed its input first.
+func (p *process) noteGone() {
+	p.mu.Lock()
+	select {
+	case <-p.inputClosed:
+	default:
+		p.goneFirst = true
+	}
+	p.mu.Unlock()
+}
+
+// noteBadOutput keeps the first error of reading the server's output that
+// is not the end of it.
+func (p *process) noteBadOutput(err error) {
+	if errors.Is(err, io.EOF) {
+		p.noteGone()
+		return
+	}
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, os.ErrClosed) || errors.Is(err, io.ErrClosedPipe) {
+		return
+	}
+	p.mu.Lock()
+	if p.bad == nil {
+		p.bad = err
+	}
+	p.mu.Unlock()
+}
+
+// failure returns why a connection to the process failed, if the
+// process says so: what it wrote that is not MCP, or its exit when it
+// ended by itself (not because lcp closed its input). It waits up to d
+// for the process to end.
+func (p *process) failure(d time.Duration) error {
+	p.mu.Lock()
+	bad, goneFirst := p.bad, p.goneFirst
+	p.mu.Unlock()
+	if bad != nil {
+		select { // what it wrote last, unless a child keeps its stderr open
+		case <-p.errDone:
+		case <-time.After(100 * time.Millisecond):
+		}
+		return &BadOutputError{Alias: p.alias, Err: bad, Stderr: p.tail.String()}
+	}
+	if exit := p.exited(d); exit != nil && (p.own || goneFirst) {
+		return exit
+	}
+	return nil
+}
+
 // transport connects the SDK to the process's stdin and stdout, capturing
 // the raw tool schemas of tools/list results on the way.
 func (p *process) transport(store *schemaStore) sdk.Transport {
-	return &capturingTransport{inner: &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}, store: store}
+	return &capturingTransport{inner: &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}, store: store, onBad: p.noteBadOutput}
 }
 
 // stop ends the process the way MCP asks: close its input, wait, then
@@ -154,10 +266,7 @@ func (p *process) signal(sig syscall.Signal) {
 	if p.cmd.Process == nil {
 		return
 	}
-	// The negative pid addresses the process group.
-	if err := syscall.Kill(-p.cmd.Process.Pid, sig); err != nil {
-		_ = p.cmd.Process.Signal(sig)
-	}
+	signalGroup(p.cmd.Process, sig)
 }
 
 // exited waits up to d for the process to end and returns why it did, or
@@ -216,6 +325,8 @@ func (t *tailBuffer) String() string {
 type capturingTransport struct {
 	inner sdk.Transport
 	store *schemaStore
+	// onBad, when set, is told of errors reading the messages.
+	onBad func(error)
 }
 
 func (t *capturingTransport) Connect(ctx context.Context) (sdk.Connection, error) {
@@ -223,16 +334,20 @@ func (t *capturingTransport) Connect(ctx context.Context) (sdk.Connection, error
 	if err != nil {
 		return nil, err
 	}
-	return &capturingConn{Connection: c, store: t.store}, nil
+	return &capturingConn{Connection: c, store: t.store, onBad: t.onBad}, nil
 }
 
 type capturingConn struct {
 	sdk.Connection
 	store *schemaStore
+	onBad func(error)
 }
 
 func (c *capturingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	m, err := c.Connection.Read(ctx)
+	if err != nil && c.onBad != nil && ctx.Err() == nil {
+		c.onBad(err)
+	}
 	if err == nil {
 		switch m := m.(type) {
 		case *jsonrpc.Response:

@@ -253,7 +253,7 @@ func samplingInventory(t *testing.T) *native.Toolset {
 	t.Helper()
 	ask, err := native.Func(tool.Info{Name: "ask_model", Description: "Asks the language model."}, func(ctx context.Context, args map[string]any) (any, error) {
 		q, _ := args["question"].(string)
-		return tool.Generate(ctx, q, []byte(`{"n_predict":50,"temperature":0.2,"system_prompt":"Be brief."}`))
+		return tool.Generate(ctx, q, []byte(`{"n_predict":50,"temperature":0.2,"system_prompt":"Be brief.","model":"fast"}`))
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -289,7 +289,8 @@ func TestServerLendsTheClientsModel(t *testing.T) {
 					t.Fatalf("ask_model = %s", textOf(t, res))
 				}
 				m := seen.Messages[0].Content.(*sdk.TextContent)
-				if m.Text != "What is the answer?" || seen.MaxTokens != 50 || seen.Temperature != 0.2 || seen.SystemPrompt != "Be brief." {
+				if m.Text != "What is the answer?" || seen.MaxTokens != 50 || seen.Temperature != 0.2 || seen.SystemPrompt != "Be brief." ||
+					seen.ModelPreferences == nil || len(seen.ModelPreferences.Hints) != 1 || seen.ModelPreferences.Hints[0].Name != "fast" {
 					t.Errorf("the client was asked %+v (%q)", seen, m.Text)
 				}
 			})

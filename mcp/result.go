@@ -64,7 +64,8 @@ func fromMCP(res *sdk.CallToolResult) (*tool.Result, error) {
 // The tool's prompt_injection, when it has one, follows as a text block of
 // its own, so that clients that feed every block to the model pass it on
 // while the tool's own blocks stay exactly its output; isError marks a
-// failure; tools that declare an output schema get the structured value.
+// failure (and _meta "lcp/rejected" a refusal by the operator); tools
+// that declare an output schema get the structured value.
 // A block lcp cannot carry makes the result a failure that says so.
 func toMCP(res *tool.Result, structured bool) *sdk.CallToolResult {
 	out := &sdk.CallToolResult{IsError: !res.Success}
@@ -94,6 +95,14 @@ func toMCP(res *tool.Result, structured bool) *sdk.CallToolResult {
 			}
 			out.Meta[note] = text
 		}
+	}
+	// A refusal by the operator reads as one where the client shows it;
+	// the text the model reads stays the tool's own.
+	if rejection := tool.RejectionOf(res); rejection != nil {
+		if out.Meta == nil {
+			out.Meta = sdk.Meta{}
+		}
+		out.Meta["lcp/rejected"] = rejection.String()
 	}
 	if structured && res.Success {
 		v := res.Structured

@@ -42,8 +42,8 @@ func newClientModel(create func(context.Context, *sdk.CreateMessageParams) (*sdk
 
 // GenerateJSON asks the client's model for the completion of prompt, sent
 // as one user message; options are generate_text's keyword arguments
-// (n_predict, temperature, stop, system_prompt; others are not MCP's and
-// are left out).
+// (n_predict, temperature, stop, system_prompt, and model as a hint of the
+// model preferences; others are not MCP's and are left out).
 func (m *clientModel) GenerateJSON(ctx context.Context, prompt string, options json.RawMessage) (string, error) {
 	opts, err := llm.ParseGenerateOptions(options)
 	if err != nil {
@@ -60,6 +60,11 @@ func (m *clientModel) GenerateJSON(ctx context.Context, prompt string, options j
 	}
 	if opts.Temperature != nil {
 		p.Temperature = *opts.Temperature
+	}
+	if opts.Model != "" {
+		// The model a tool switched to is a wish: the client's model
+		// preferences carry it as a hint.
+		p.ModelPreferences = &sdk.ModelPreferences{Hints: []*sdk.ModelHint{{Name: opts.Model}}}
 	}
 	res, err := m.create(ctx, p)
 	if err != nil {

@@ -17,13 +17,14 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lcptools/lcp/hitl"
+	"github.com/lcptools/lcp/internal/buildinfo"
 	"github.com/lcptools/lcp/tool"
 )
 
 // ServerOptions configures a Server. The zero value is usable.
 type ServerOptions struct {
-	// Name and Version identify the server to clients; "lcp" and "dev" by
-	// default.
+	// Name and Version identify the server to clients; by default "lcp" and
+	// the version `lcp version` prints.
 	Name, Version string
 	// Instructions are sent to clients at initialization (for example the
 	// libraries' system prompts).
@@ -99,7 +100,7 @@ func (o *ServerOptions) withDefaults() ServerOptions {
 		c.Name = "lcp"
 	}
 	if c.Version == "" {
-		c.Version = "dev"
+		c.Version = buildinfo.Version()
 	}
 	if c.Unattended == nil {
 		c.Unattended = RejectUnattended

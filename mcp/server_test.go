@@ -271,6 +271,10 @@ func TestServerWithoutElicitation(t *testing.T) {
 			if !res.IsError || !strings.Contains(textOf(t, res), "does not support elicitation") {
 				t.Errorf("danger = %v %q", res.IsError, textOf(t, res))
 			}
+			// The client can tell a refusal from a failure.
+			if note, _ := res.Meta["lcp/rejected"].(string); !strings.HasPrefix(note, "Rejected by the operator: ") || !strings.Contains(note, "does not support elicitation") {
+				t.Errorf("danger's _meta = %v", res.Meta)
+			}
 			// A secret is refused with a reason even to a client with forms.
 			a := &answerer{fn: accept(map[string]any{"value": "x"})}
 			cs = goClient(t, transports[0].connect(t, srv), pv.version, a.handle, &sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}}}, nil)

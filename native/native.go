@@ -64,6 +64,19 @@ func (t *Tool) InLibrary(lib tool.Library) *Tool {
 	return t
 }
 
+// Annotate gives the tool MCP's hints about its behaviour (read-only,
+// destructive, idempotent, open world) and, when the tool has no title
+// yet, the annotations' title as its title. MCP clients show them and
+// may decide what to confirm from them; lcp's own approvals never depend
+// on them.
+func (t *Tool) Annotate(a *tool.Annotations) *Tool {
+	t.info.Annotations = a
+	if a != nil && t.info.Title == "" {
+		t.info.Title = a.Title
+	}
+	return t
+}
+
 // DescribeWith makes the description dynamic: when the tools are listed,
 // describe is called with the library's host configuration and its result
 // replaces the description (the Go form of tool_<name>_prompt).

@@ -71,6 +71,7 @@ func extract(filename string, src []byte) *File {
 	x := &extractor{f: f, file: file, src: src, lastLine: 1, hasCR: bytes.IndexByte(src, '\r') >= 0}
 	x.module(mod)
 	x.checkPrompts()
+	x.readAnnotations()
 	f.detach()
 	return f
 }
@@ -134,6 +135,8 @@ type extractor struct {
 	hasCR             bool
 	// asks reads what the tools ask; nil when the file names no handler.
 	asks *asksReader
+	// annotations is the module's TOOL_ANNOTATIONS assignment, if any.
+	annotations *annotationsDecl
 }
 
 func (x *extractor) line(p token.Pos) int {
@@ -169,6 +172,11 @@ func (x *extractor) libraryMeta(st ast.Stmt) {
 		targets, value = []ast.Expr{st.Target}, st.Value
 	default:
 		return
+	}
+	for _, t := range targets {
+		if n, ok := t.(*ast.Name); ok && n.Id == AnnotationsName {
+			x.annotations = &annotationsDecl{value: value, line: x.file.Line(st.Pos())}
+		}
 	}
 	c, ok := value.(*ast.Constant)
 	if !ok || c.Kind != ast.Str {

@@ -1,7 +1,7 @@
 // Package pysrc reads LCP tool files: Python source whose functions named
 // tool_* are tools. It never runs Python: a pure-Go tokenizer and parser
 // (subpackages token, scanner, ast, parser) build the syntax tree, and the
-// rules of SPEC §5 turn every tool function into a name, a description and
+// rules of contract §5 turn every tool function into a name, a description and
 // a JSON input schema, exactly as Python's ast module would under those
 // rules. Files with syntax errors go through a lossy line-based fallback
 // whose tools are marked ParsedViaRegexFallback.
@@ -14,7 +14,7 @@
 //		fmt.Println(t.Name, string(t.InputSchema()))
 //	}
 //
-// Decisions where SPEC §5 and §16 leave room:
+// Decisions where contract §5 and §16 leave room:
 //
 //   - Tools are listed in source order of their def line with duplicates
 //     kept; the first-wins rule belongs to discovery. Prompt providers
@@ -37,7 +37,7 @@
 //     copies the few strings it keeps: a File never points into the
 //     source or the tree, and reading many files allocates little.
 //     ReadFileOptions{PreciseTypes: true} offers the precise annotation
-//     mapping that SPEC §5 welcomes as an option.
+//     mapping that contract §5 welcomes as an option.
 //   - CPython 3.12.1 is the reference, including its quirks: `(x).a: int`
 //     is rejected (PEG ordered choice), and so is a `{x=}` field inside a
 //     format spec (ast.parse raises ValueError there).
@@ -111,6 +111,9 @@ type Tool struct {
 	// Asks is what the source shows the tool may ask while it runs (see
 	// Asks); zero for a tool read by the fallback, which is not analysed.
 	Asks Asks
+	// Annotations are the tool's hints from the module's TOOL_ANNOTATIONS,
+	// nil when it declares none.
+	Annotations *Annotations
 }
 
 // Param is one property of a tool's input schema.

@@ -68,15 +68,25 @@ func Drive(ctx context.Context, h Handler, args json.RawMessage, opts *CallOptio
 	if opts == nil {
 		opts = &CallOptions{}
 	}
+	drv := &driver{ctx: ctx, opts: opts}
 	step, err := h.Invoke(ctx, Invocation{CallID: opts.CallID, Arguments: args, Workspace: opts.Workspace,
 		Context: opts.Context, Conversation: opts.Conversation, OnEvent: opts.OnEvent, Parent: opts.Parent, Generator: opts.Generator,
-		driver: &driver{ctx: ctx, opts: opts}})
+		driver: drv})
+	// declined holds the answer to the call's last confirmation when it
+	// was a decline: a failure after it is a refusal (Result.Rejection).
+	var declined *Rejection
 	for err == nil && step.Request != nil {
 		req := step.Request
 		if opts.OnRequest != nil {
 			opts.OnRequest(req)
 		}
 		resp := opts.answer(ctx, req)
+		if req.Kind == KindConfirm {
+			declined = nil
+			if resp.Action == Decline {
+				declined = &Rejection{Reason: resp.Reason}
+			}
+		}
 		if opts.OnResponse != nil {
 			opts.OnResponse(req, req.Redacted(resp))
 		}
@@ -89,6 +99,12 @@ func Drive(ctx context.Context, h Handler, args json.RawMessage, opts *CallOptio
 	if err != nil {
 		_ = h.Cancel(err.Error()) // a ClosedError when the call is already over
 		return nil, err
+	}
+	if declined == nil {
+		declined = drv.declined // the call ran inline and asked from there
+	}
+	if declined != nil && step.Result != nil && !step.Result.Success {
+		step.Result.Rejection = declined
 	}
 	return step.Result, nil
 }

@@ -62,6 +62,9 @@ type Invocation struct {
 type driver struct {
 	ctx  context.Context
 	opts *CallOptions
+	// declined is the answer to the call's last confirmation when it was
+	// a decline, as Drive's loop keeps it for a call it drives step by step.
+	declined *Rejection
 }
 
 // Step is the outcome of driving a Handler one step: exactly one of Result
@@ -394,6 +397,12 @@ func (h *handler) askInline(ctx context.Context, r *Request) (Response, error) {
 		}
 	}
 	resp.Value = v
+	if r.Kind == KindConfirm {
+		d.declined = nil
+		if resp.Action == Decline {
+			d.declined = &Rejection{Reason: resp.Reason}
+		}
+	}
 	return resp, nil
 }
 

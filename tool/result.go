@@ -35,6 +35,11 @@ type Result struct {
 	// for a result made of blocks is TextOf them. Its JSON is the
 	// result object's ContentKey.
 	Content []Content
+	// Rejection is set by Drive on a failed result when the last
+	// confirmation the call asked for was declined: the call was refused
+	// rather than broken. It is not part of the result object (read it
+	// with RejectionOf).
+	Rejection *Rejection
 }
 
 // Text returns what an LLM should read: the output (a JSON string as its

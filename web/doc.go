@@ -1,4 +1,4 @@
-// Package web is the web page of lcp (SPEC §14): one page, served from the
+// Package web is the web page of lcp (contract §14): one page, served from the
 // binary, that lists an inventory's libraries and tools, runs calls with
 // forms built from the tools' schemas, shows their normalized results, and
 // answers the confirmations and questions of running tools while they

@@ -1,5 +1,5 @@
 // Package worker runs Python tool functions in worker processes: the Python
-// worker runtime of SPEC.md §7 (steps 5-8) and §8.
+// worker runtime of the contract, §7 (steps 5-8) and §8.
 //
 // A Pool starts one process per (workspace, library) on first use, imports
 // the library's module in it lazily, keeps it for later calls (module state
@@ -57,7 +57,12 @@
 // order, from a goroutine of the call (a slow host holds up neither the
 // pipe nor other calls), before Pool.Call returns. ServiceHost answers the
 // worker's generic requests to a named host service, which its proxies use
-// for what needs no frame of its own.
+// for what needs no frame of its own: the module
+// lollms_client.tools_bindings.mcp (MCPBinding, on the services mcp.list
+// and mcp.call) and the image, speech and transcription models of
+// lollms_client_instance (client.modalities, tti.generate_image,
+// tts.generate_audio, stt.transcribe_audio, models.list, tts.list_voices).
+// The engine (package lcp) serves them.
 //
 // # Processes and failures
 //

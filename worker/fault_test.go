@@ -316,7 +316,7 @@ func checkForkedChildren(t *testing.T, p *Pool, r *Reply, tag string) {
 		pids = append(pids, pid)
 	}
 	for _, pid := range pids {
-		if syscall.Kill(pid, 0) != nil {
+		if signalZero(pid) != nil {
 			t.Errorf("child %d died with the call", pid)
 		}
 	}
@@ -325,7 +325,7 @@ func checkForkedChildren(t *testing.T, p *Pool, r *Reply, tag string) {
 	}
 	waitNoTagged(t, tag, 5*time.Second)
 	for _, pid := range pids {
-		if syscall.Kill(pid, 0) == nil {
+		if signalZero(pid) == nil {
 			t.Errorf("child %d survived the pool", pid)
 		}
 	}
@@ -460,4 +460,14 @@ func waitDoomed(t *testing.T, f *faultRun) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatal("the worker of the call that did not stop was not killed")
+}
+
+// signalZero sends the null signal to pid: nil when the process exists.
+func signalZero(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	defer p.Release()
+	return p.Signal(syscall.Signal(0))
 }

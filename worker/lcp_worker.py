@@ -1234,6 +1234,27 @@ def _absent(modality: str, what: str) -> Callable:
     return method
 
 
+def _options(kwargs: Dict[str, Any]) -> Dict[str, Any]:
+    """Keyword arguments for the host: callbacks (streaming_callback...) stay here."""
+    return {k: v for k, v in kwargs.items() if not callable(v)}
+
+
+class MediaBytes(bytes):
+    """The bytes of a generated image or sound, with its MIME type.
+
+    A plain bytes value for the code that writes it to a file; mime_type
+    (image/png, audio/mpeg...) is what a content block of the result needs:
+    {"type": "image", "data": img, "mimeType": img.mime_type}.
+    """
+
+    mime_type: str
+
+    def __new__(cls, data: bytes, mime_type: str = "application/octet-stream") -> MediaBytes:
+        obj = super().__new__(cls, data)
+        obj.mime_type = mime_type or "application/octet-stream"
+        return obj
+
+
 class _Bound:
     """A proxy bound to the call it was given to."""
 
@@ -1247,13 +1268,44 @@ class _Bound:
         return current_call() or self._call
 
 
-class LLMProxy(_Bound):
+class _Modality(_Bound):
+    """A model of the host (client.llm, .tti, .tts, .stt).
+
+    Its model is the one switch_model / switch_tti / ... chose for the rest
+    of the call (models[name]), else the host's default.
+    """
+
+    name = ""
+
+    def __init__(self, host: HostChannel, call: Call, models: Dict[str, str]):
+        super().__init__(host, call)
+        self._models = models
+
+    def _ask(self, service: str, params: Any) -> Any:
+        return self._host.service(self._current(), service, params)
+
+    @property
+    def model_name(self) -> Optional[str]:
+        """The model switched to in this call, or None for the host's default."""
+        return self._models.get(self.name)
+
+    def list_models(self, **kwargs: Any) -> List[str]:
+        """The names switch_* accepts for this model (the endpoint's models, or the profiles' aliases)."""
+        answer = self._ask("models.list", {"modality": self.name})
+        return list((answer or {}).get("models") or [])
+
+
+class LLMProxy(_Modality):
     """client.llm when the host has an LLM."""
 
+    name = "llm"
+
     def generate_text(self, prompt: Any, n_predict: Optional[int] = None, **kwargs: Any) -> str:
-        options = {k: v for k, v in kwargs.items() if not callable(v)}
+        options = _options(kwargs)
         if n_predict is not None:
             options = {"n_predict": n_predict, **options}
+        if self.name in self._models and "model" not in options:
+            options["model"] = self._models[self.name]
         opts, _ = to_json(options)
         answer = self._host.request(self._current(), "generate", {"prompt": str(prompt)}, opts)
         if not isinstance(answer, dict):
@@ -1268,6 +1320,92 @@ class LLMProxy(_Bound):
         return "<lcp llm proxy>"
 
 
+class TTIProxy(_Modality):
+    """client.tti: the host's image model (an OpenAI-compatible /images/generations)."""
+
+    name = "tti"
+
+    def generate_image(self, prompt: Any, negative_prompt: Any = "", width: Optional[int] = None,
+                       height: Optional[int] = None, **kwargs: Any) -> MediaBytes:
+        """The image's bytes (PNG, JPEG... see .mime_type)."""
+        answer = self._ask("tti.generate_image", {
+            "prompt": str(prompt), "negative_prompt": "" if negative_prompt is None else str(negative_prompt),
+            "width": int(width or 0), "height": int(height or 0),
+            "model": self._models.get(self.name, ""), "options": _options(kwargs)})
+        img = MediaBytes(base64.b64decode(answer["data"]), answer.get("mime_type") or "")
+        img.revised_prompt = answer.get("revised_prompt") or None  # type: ignore[attr-defined]
+        return img
+
+    def generate(self, prompt: Any, negative_prompt: Any = "", width: Optional[int] = None,
+                 height: Optional[int] = None, **kwargs: Any) -> Any:
+        """generate_omni's result: one image, no text."""
+        img = self.generate_image(prompt, negative_prompt, width, height, **kwargs)
+        return types.SimpleNamespace(images=[img], text=None, raw=img)
+
+    def edit_image(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("edit_image is not supported: lcp reaches an image model through "
+                           "/images/generations only.")
+
+    def __repr__(self) -> str:
+        return "<lcp tti proxy>"
+
+
+class TTSProxy(_Modality):
+    """client.tts: the host's speech model (an OpenAI-compatible /audio/speech)."""
+
+    name = "tts"
+
+    def generate_audio(self, text: Any, voice: Optional[str] = None, **kwargs: Any) -> MediaBytes:
+        """The sound's bytes (mp3 by default, see .mime_type); format= or response_format= and speed= are passed on."""
+        options = _options(kwargs)
+        fmt = options.pop("format", None) or options.pop("response_format", None)
+        speed = options.pop("speed", None)
+        answer = self._ask("tts.generate_audio", {
+            "text": str(text), "voice": "" if voice is None else str(voice),
+            "format": "" if fmt is None else str(fmt), "speed": float(speed or 0),
+            "model": self._models.get(self.name, ""), "options": options})
+        return MediaBytes(base64.b64decode(answer["data"]), answer.get("mime_type") or "")
+
+    def list_voices(self, **kwargs: Any) -> List[str]:
+        return list((self._ask("tts.list_voices", {}) or {}).get("voices") or [])
+
+    def __repr__(self) -> str:
+        return "<lcp tts proxy>"
+
+
+class STTProxy(_Modality):
+    """client.stt: the host's transcription model (an OpenAI-compatible /audio/transcriptions)."""
+
+    name = "stt"
+
+    def transcribe_audio(self, audio_source: Any, model: Optional[str] = None, **kwargs: Any) -> str:
+        """The text of a sound: a file path (in the workspace), bytes, or a file object."""
+        name = ""
+        if isinstance(audio_source, (bytes, bytearray, memoryview)):
+            data = bytes(audio_source)
+        elif isinstance(audio_source, (str, os.PathLike)):
+            with open(audio_source, "rb") as f:
+                data = f.read()
+            name = os.path.basename(os.fspath(audio_source))
+        elif hasattr(audio_source, "read"):
+            data = audio_source.read()
+            name = os.path.basename(str(getattr(audio_source, "name", "") or ""))
+        else:
+            raise TypeError(f"audio_source must be a path, bytes or a file, not {type(audio_source).__name__}")
+        options = _options(kwargs)
+        language = options.pop("language", None)
+        prompt = options.pop("prompt", None)
+        answer = self._ask("stt.transcribe_audio", {
+            "audio": base64.b64encode(data).decode("ascii"), "file_name": name,
+            "model": str(model) if model else self._models.get(self.name, ""),
+            "language": "" if language is None else str(language), "prompt": "" if prompt is None else str(prompt),
+            "options": options})
+        return str((answer or {}).get("text") or "")
+
+    def __repr__(self) -> str:
+        return "<lcp stt proxy>"
+
+
 class ToolsProxy(_Bound):
     """client.tools: the host's whole tool inventory."""
 
@@ -1280,18 +1418,41 @@ class ToolsProxy(_Bound):
 
 
 class ClientProxy(_Bound):
-    """lollms_client_instance: a proxy of the host's client."""
+    """lollms_client_instance: a proxy of the host's client.
+
+    llm, tti, tts and stt are the host's models, None when it has none
+    (which models the host has beside the LLM is asked once, on first use).
+    switch_model, switch_tti, switch_tts and switch_stt choose the model of
+    each for the rest of the call.
+    """
+
+    _PROXIES = {"tti": TTIProxy, "tts": TTSProxy, "stt": STTProxy}
 
     def __init__(self, host: HostChannel, call: Call, has_llm: bool):
         super().__init__(host, call)
-        self.llm = LLMProxy(host, call) if has_llm else None
-        self.tti = None
-        self.tts = None
-        self.stt = None
+        self._models: Dict[str, str] = {}
+        self._media: Optional[Dict[str, Any]] = None
+        self.llm = LLMProxy(host, call, self._models) if has_llm else None
         self.ttv = None
         self.ttm = None
         self.rag = None
         self.tools = ToolsProxy(host, call)
+
+    def _modality(self, name: str) -> Any:
+        media = self._media
+        if media is None:
+            try:
+                have = self._host.service(self._current(), "client.modalities", None) or {}
+            except RuntimeError:
+                have = {}  # a host without the service has none of them
+            media = {n: (cls(self._host, self._call, self._models) if have.get(n) else None)
+                     for n, cls in self._PROXIES.items()}
+            self._media = media
+        return media[name]
+
+    tti = property(lambda self: self._modality("tti"))
+    tts = property(lambda self: self._modality("tts"))
+    stt = property(lambda self: self._modality("stt"))
 
     def generate_text(self, prompt: Any, n_predict: Optional[int] = None, **kwargs: Any) -> str:
         if self.llm is None:
@@ -1300,11 +1461,67 @@ class ClientProxy(_Bound):
 
     generate = generate_text
 
-    generate_image = _absent("tti", "generate_image")
-    edit_image = _absent("tti", "edit_image")
-    generate_omni = _absent("tti", "generate_omni")
-    generate_audio = _absent("tts", "generate_audio")
-    transcribe_audio = _absent("stt", "transcribe_audio")
+    def generate_image(self, prompt: Any, negative_prompt: Any = "", width: Optional[int] = None,
+                       height: Optional[int] = None, **kwargs: Any) -> MediaBytes:
+        tti = self.tti
+        if tti is None:
+            raise RuntimeError("generate_image is not available: the host has no tti binding.")
+        return tti.generate_image(prompt, negative_prompt, width, height, **kwargs)
+
+    def edit_image(self, *args: Any, **kwargs: Any) -> Any:
+        tti = self.tti
+        if tti is None:
+            raise RuntimeError("edit_image is not available: the host has no tti binding.")
+        return tti.edit_image(*args, **kwargs)
+
+    def generate_omni(self, *args: Any, **kwargs: Any) -> Any:
+        tti = self.tti
+        if tti is None:
+            raise RuntimeError("generate_omni is not available: the host has no tti binding.")
+        return tti.generate(*args, **kwargs)
+
+    def generate_audio(self, text: Any, voice: Optional[str] = None, **kwargs: Any) -> MediaBytes:
+        tts = self.tts
+        if tts is None:
+            raise RuntimeError("generate_audio is not available: the host has no tts binding.")
+        return tts.generate_audio(text, voice, **kwargs)
+
+    def transcribe_audio(self, audio_source: Any, model: Optional[str] = None, **kwargs: Any) -> str:
+        stt = self.stt
+        if stt is None:
+            raise RuntimeError("transcribe_audio is not available: the host has no stt binding.")
+        return stt.transcribe_audio(audio_source, model, **kwargs)
+
+    def _switch(self, modality: str, present: Any, name: Any) -> bool:
+        if present is None:
+            raise RuntimeError(f"switch_{'model' if modality == 'llm' else modality} is not available: "
+                               f"the host has no {modality} binding.")
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError("the model to switch to must be a non-empty string (an alias or a model name)")
+        self._models[modality] = name.strip()
+        return True
+
+    def switch_model(self, model_name: Any) -> bool:
+        """Use model_name (a profile's alias, or a model of the endpoint) for text in the rest of the call."""
+        return self._switch("llm", self.llm, model_name)
+
+    def switch_tti(self, alias: Any) -> bool:
+        return self._switch("tti", self.tti, alias)
+
+    def switch_tts(self, alias: Any) -> bool:
+        return self._switch("tts", self.tts, alias)
+
+    def switch_stt(self, alias: Any) -> bool:
+        return self._switch("stt", self.stt, alias)
+
+    switch_ttv = _absent("ttv", "switch_ttv")
+    switch_ttm = _absent("ttm", "switch_ttm")
+
+    def list_models(self) -> List[str]:
+        """The models of every modality the host has, as lollms lists them."""
+        answer = self._host.service(self._current(), "models.list", {"modality": ""})
+        return list((answer or {}).get("models") or [])
+
     generate_video = _absent("ttv", "generate_video")
     generate_music = _absent("ttm", "generate_music")
     generate_song = _absent("ttm", "generate_song")
@@ -1328,6 +1545,152 @@ class DiscussionProxy(_Bound):
 
     def __repr__(self) -> str:
         return "<lcp discussion_instance proxy>"
+
+
+# ---------------------------------------------------------------------------
+# lollms_client.tools_bindings.mcp: MCP servers through the engine's client
+
+MCP_MODULE = "lollms_client.tools_bindings.mcp"
+TOOL_NAME_SEPARATOR = "::"
+
+
+def _mcp_failure(message: str, status_code: int = 500) -> dict:
+    return {"success": False, "status_code": status_code, "error": message, "output": message}
+
+
+def _mcp_warn(message: str) -> None:
+    # Goes to the running call's captured stderr: its log, not its result.
+    print(f"MCPBinding: {message}", file=sys.stderr)
+
+
+class MCPBinding:
+    """The LCP reference's MCPBinding, on the engine's MCP client.
+
+    MCPBinding(servers=[...]) takes server entries as the LCP host
+    configuration writes them ({"alias", "type": "stdio" | "http", "command",
+    "args", "env", "cwd", "url", "headers", "timeout"}).  Tools are named
+    "alias::tool"; execute_tool returns the LCP result object and never
+    raises for a server's failure.  The sessions belong to the engine: one
+    per server configuration, shared by every library and call, closed with
+    the engine; a server's questions (elicitation) go to whoever the calling
+    tool's call asks.
+    """
+
+    def __init__(self, servers: Any = None, **kwargs: Any):
+        self.binding_name = "mcp"
+        self.config = dict(kwargs, servers=servers)
+        self._servers: Dict[str, dict] = {}
+        self.unavailable: Dict[str, str] = {}
+        if servers is None:
+            return
+        if isinstance(servers, dict) or not isinstance(servers, (list, tuple)):
+            _mcp_warn(f"'servers' must be a list of server entries, not {type(servers).__name__}; none added.")
+            return
+        for entry in servers:
+            if not isinstance(entry, dict):
+                _mcp_warn(f"a server entry must be a dict, not {type(entry).__name__}; skipped.")
+                continue
+            alias = entry.get("alias")
+            if not isinstance(alias, str) or not alias.strip():
+                _mcp_warn(f"a server entry has no alias; skipped: {entry!r}")
+                continue
+            self._servers[alias.strip()] = dict(entry, alias=alias.strip())
+
+    def add_server(self, alias: str, server_type: str = "stdio", **kwargs: Any) -> bool:
+        """Add (or replace) a server entry; the engine validates it on use."""
+        if not isinstance(alias, str) or not alias.strip():
+            _mcp_warn("a server alias must be a non-empty string.")
+            return False
+        alias = alias.strip()
+        self._servers[alias] = dict(kwargs, alias=alias, type=server_type)
+        return True
+
+    def remove_server(self, alias: str, silent: bool = False) -> None:
+        """Forget a server entry (the engine's session stays for other users)."""
+        if self._servers.pop(alias, None) is None and not silent:
+            _mcp_warn(f"server '{alias}' is not configured.")
+
+    def discover_tools(self, specific_tool_names: Optional[List[str]] = None, force_refresh: bool = False,
+                       timeout_per_server: float = 10.0, **kwargs: Any) -> List[dict]:
+        """The tools of every server, as {"name": "alias::tool", "description", "input_schema"}.
+
+        A server that cannot be reached contributes none: the reason is in
+        self.unavailable (alias -> error) and a warning in the call's log.
+        The lists follow the servers' own change notifications;
+        force_refresh is accepted for compatibility.
+        """
+        tools: List[dict] = []
+        self.unavailable = {}
+        for alias, entry in list(self._servers.items()):
+            try:
+                answer = _host_service("mcp.list", {"server": entry, "timeout": timeout_per_server})
+            except (RuntimeError, ValueError) as e:
+                self.unavailable[alias] = str(e)
+                _mcp_warn(f"server '{alias}' is unavailable: {e}")
+                continue
+            for t in (answer or {}).get("tools") or []:
+                tools.append({"name": f"{alias}{TOOL_NAME_SEPARATOR}{t.get('name')}",
+                              "description": t.get("description") or "",
+                              "input_schema": t.get("input_schema") or {"type": "object"}})
+        if specific_tool_names:
+            wanted = set(specific_tool_names)
+            tools = [t for t in tools if t["name"] in wanted]
+        return tools
+
+    def list_tools(self, **kwargs: Any) -> List[dict]:
+        return self.discover_tools(**kwargs)
+
+    def execute_tool(self, tool_name: str, params: Any = None, **kwargs: Any) -> dict:
+        """Call "alias::tool" with params (a dict); returns the LCP result object.
+
+        A name the server does not have is tried without its "tool_" prefix
+        (the LCP bridge asks for "fs::tool_read_file" when the server's tool
+        is "read_file").  timeout= bounds the call in seconds (default 60).
+        """
+        alias, sep, name = str(tool_name).partition(TOOL_NAME_SEPARATOR)
+        if not sep or not alias or not name:
+            return _mcp_failure(f"Invalid tool name format: '{tool_name}' (want 'alias{TOOL_NAME_SEPARATOR}tool').", 400)
+        entry = self._servers.get(alias)
+        if entry is None:
+            if not self._servers:
+                return _mcp_failure(f"Server alias '{alias}' is not configured: this MCPBinding has no servers "
+                                    "(give it a 'servers' list).", 404)
+            return _mcp_failure(f"Server alias '{alias}' is not configured (configured: "
+                                f"{', '.join(sorted(self._servers))}).", 404)
+        if params is None:
+            params = {}
+        if not isinstance(params, dict):
+            return _mcp_failure(f"The parameters of '{tool_name}' must be a dict, not {type(params).__name__}.", 400)
+        request: Dict[str, Any] = {"server": entry, "tool": name, "arguments": params}
+        timeout = kwargs.get("timeout")
+        if timeout is not None:
+            request["timeout"] = timeout
+        try:
+            result = _host_service("mcp.call", request)
+        except (RuntimeError, ValueError) as e:
+            return _mcp_failure(f"MCP call to '{tool_name}' failed: {e}")
+        if not isinstance(result, dict):
+            return _mcp_failure(f"MCP call to '{tool_name}' gave no result.")
+        return result
+
+    def close(self) -> None:
+        """Forget every server entry (the sessions are the engine's)."""
+        self._servers.clear()
+
+    def __repr__(self) -> str:
+        return f"<lcp MCPBinding servers={sorted(self._servers)}>"
+
+
+def install_mcp_module() -> None:
+    """Register lollms_client.tools_bindings.mcp (once per process)."""
+    if MCP_MODULE in sys.modules:
+        return
+    mod = types.ModuleType(MCP_MODULE, MCPBinding.__doc__)
+    MCPBinding.__module__ = MCP_MODULE
+    mod.MCPBinding = MCPBinding  # type: ignore[attr-defined]
+    mod.BindingName = "MCPBinding"  # type: ignore[attr-defined]
+    mod.TOOL_NAME_SEPARATOR = TOOL_NAME_SEPARATOR  # type: ignore[attr-defined]
+    sys.modules[MCP_MODULE] = mod
 
 
 # ---------------------------------------------------------------------------
@@ -1403,15 +1766,19 @@ class LibraryLoader:
         return mod
 
     def _ensure_parent_packages(self) -> None:
-        """Make lollms_client.tools_bindings.lcp importable.
+        """Make lollms_client.tools_bindings.lcp and .mcp importable.
 
         pickle (multiprocessing, process pools) imports a function's module
         by name, parents first.  Without the real lollms_client package,
         stub packages stand in for the parents; with it, it is left alone.
+        lollms_client.tools_bindings.mcp is always the worker's own
+        (MCPBinding on the engine's MCP client), installed by its full name
+        so that importing it never runs the real package.
         """
         if self._parents_ready:
             return
         self._parents_ready = True
+        install_mcp_module()
         # Deferred: needed once, at the first load.
         import importlib.util
 
@@ -1429,6 +1796,7 @@ class LibraryLoader:
                 if parent is not None:
                     setattr(parent, name.rsplit(".", 1)[1], pkg)
             parent = sys.modules[name]
+        setattr(sys.modules["lollms_client.tools_bindings"], "mcp", sys.modules[MCP_MODULE])
 
     def _init_module(self, mod: types.ModuleType, config: Any, handlers: Handlers) -> None:
         cfg = dict(config) if isinstance(config, dict) else {}

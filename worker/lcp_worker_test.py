@@ -238,6 +238,24 @@ def tool_service(name: str, params=None, lollms_client_instance=None):
 def tool_kwargs(**kw):
     return sorted(kw)
 
+def tool_draw(lollms_client_instance=None):
+    c = lollms_client_instance
+    if c.tti is None:
+        return "no tti"
+    c.switch_tti("dalle")
+    img = c.generate_image("a fox", width=8, height=8, quality="hd", callback=print)
+    return {"size": len(img), "mime": img.mime_type, "bytes": isinstance(img, bytes), "stt": c.stt is None}
+
+def tool_mcp(servers, name, params=None, timeout=None):
+    from lollms_client.tools_bindings.mcp import MCPBinding
+    kw = {} if timeout is None else {"timeout": timeout}
+    return MCPBinding(servers=servers).execute_tool(name, params, **kw)
+
+def tool_mcp_list(servers, names=None):
+    from lollms_client.tools_bindings.mcp import MCPBinding
+    b = MCPBinding(servers=servers)
+    return {"tools": b.discover_tools(specific_tool_names=names), "unavailable": b.unavailable}
+
 def outer():
     def tool_inner():
         pass
@@ -391,6 +409,105 @@ class WorkerTest(unittest.TestCase):
         header, _ = self.next()
         self.send({"type": "answer", "rid": header["rid"], "value": {"error": "no such service"}}, side=True)
         self.assertEqual(self.result(i)[0]["exception"]["message"], "no such service")
+
+
+    def answer_service(self, want_name, value):
+        header, payload = self.next()
+        self.assertEqual((header["kind"], header["name"]), ("service", want_name))
+        self.send({"type": "answer", "rid": header["rid"], "value": value}, side=True)
+        return json.loads(payload)
+
+    def test_mcp_binding(self):
+        fs = {"alias": "fs", "command": ["npx", "server"], "timeout": 5}
+        i = self.call("tool_mcp", {"servers": [fs], "name": "fs::tool_read", "params": {"p": 1}, "timeout": 2})
+        asked = self.answer_service("mcp.call", {"result": {"success": True, "status_code": 200, "output": "text"}})
+        self.assertEqual(asked, {"server": fs, "tool": "tool_read", "arguments": {"p": 1}, "timeout": 2})
+        self.assertEqual(json.loads(self.result(i)[1]), {"success": True, "status_code": 200, "output": "text"})
+
+        i = self.call("tool_mcp", {"servers": [fs], "name": "fs::read"})
+        self.assertEqual(self.answer_service("mcp.call", {"error": "MCP server \"fs\" exited with status 1"})["arguments"], {})
+        got = json.loads(self.result(i)[1])
+        self.assertEqual((got["success"], got["status_code"]), (False, 500))
+        self.assertIn("MCP call to 'fs::read' failed: MCP server \"fs\" exited", got["error"])
+
+        # Failures of the call itself never reach the host.
+        for servers, name, params, code, text in (
+                ([fs], "read", None, 400, "Invalid tool name format"),
+                ([fs], "fs::", None, 400, "Invalid tool name format"),
+                ([fs], "web::get", None, 404, "Server alias 'web' is not configured (configured: fs)"),
+                ([], "fs::read", None, 404, "this MCPBinding has no servers"),
+                ([fs], "fs::read", [1], 400, "must be a dict, not list")):
+            i = self.call("tool_mcp", {"servers": servers, "name": name, "params": params})
+            got = json.loads(self.result(i)[1])
+            self.assertEqual((got["success"], got["status_code"]), (False, code), name)
+            self.assertIn(text, got["error"])
+
+    def test_mcp_binding_discovery(self):
+        import contextlib
+        import io
+        servers = [{"alias": "a", "command": "x"}, {"alias": "b", "url": "http://b/mcp"}]
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            i = self.call("tool_mcp_list", {"servers": servers})
+            self.assertEqual(self.answer_service("mcp.list", {"result": {"tools": [
+                {"name": "read", "description": "Reads.", "input_schema": {"type": "object"}}]}})["server"], servers[0])
+            self.answer_service("mcp.list", {"error": "MCP server \"b\" did not answer within 10s"})
+            got = json.loads(self.result(i)[1])
+        self.assertIn("server 'b' is unavailable", err.getvalue())
+        self.assertEqual(got["tools"], [{"name": "a::read", "description": "Reads.", "input_schema": {"type": "object"}}])
+        self.assertEqual(got["unavailable"], {"b": "MCP server \"b\" did not answer within 10s"})
+
+
+    def test_modalities(self):
+        i = self.call("tool_draw")
+        header, payload = self.next()
+        self.assertEqual((header["kind"], header["name"]), ("service", "client.modalities"))
+        self.send({"type": "answer", "rid": header["rid"], "value": {"result": {"tti": True, "tts": False, "stt": False}}},
+                  side=True)
+        asked = self.answer_service("tti.generate_image", {"result": {"data": "iVBORw==", "mime_type": "image/png"}})
+        self.assertEqual(asked, {"prompt": "a fox", "negative_prompt": "", "width": 8, "height": 8, "model": "dalle",
+                                 "options": {"quality": "hd"}})
+        self.assertEqual(json.loads(self.result(i)[1]), {"size": 4, "mime": "image/png", "bytes": True, "stt": True})
+        # A host without the service has none of them.
+        i = self.call("tool_draw")
+        header, _ = self.next()
+        self.send({"type": "answer", "rid": header["rid"], "value": {"error": "no service"}}, side=True)
+        self.assertEqual(self.result(i)[1], b'"no tti"')
+
+
+class MediaBytesTest(unittest.TestCase):
+    def test_bytes_with_a_type(self):
+        b = w.MediaBytes(b"\x89PNG", "image/png")
+        self.assertEqual((bytes(b), b.mime_type, len(b)), (b"\x89PNG", "image/png", 4))
+        self.assertEqual(w.MediaBytes(b"x", "").mime_type, "application/octet-stream")
+        data, notes = w.to_json({"data": b})
+        self.assertEqual(json.loads(data), {"data": "iVBORw=="})
+        self.assertEqual(notes[0].path, "/data")
+
+
+class MCPBindingTest(unittest.TestCase):
+    def test_entries(self):
+        import contextlib
+        import io
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            b = w.MCPBinding(servers=[{"alias": " fs ", "command": "x"}, {"command": "y"}, "z"])
+            self.assertEqual(b.config["servers"][0]["alias"], " fs ")
+            self.assertEqual(list(b._servers), ["fs"])
+            self.assertTrue(b.add_server("web", "http", url="http://w/mcp"))
+            self.assertEqual(b._servers["web"], {"alias": "web", "type": "http", "url": "http://w/mcp"})
+            self.assertFalse(b.add_server(""))
+            b.remove_server("fs")
+            b.remove_server("fs")
+            self.assertEqual(list(b._servers), ["web"])
+            w.MCPBinding(servers={"alias": "x"})
+        self.assertEqual(err.getvalue().count("MCPBinding: "), 5, err.getvalue())
+
+    def test_module(self):
+        w.install_mcp_module()
+        mod = sys.modules["lollms_client.tools_bindings.mcp"]
+        self.assertIs(mod.MCPBinding, w.MCPBinding)
+        self.assertEqual((mod.BindingName, mod.TOOL_NAME_SEPARATOR), ("MCPBinding", "::"))
 
 
 class AdaptiveSpinTest(unittest.TestCase):

@@ -3,10 +3,13 @@
 // and test a service connection: secret, select and text questions, a
 // confirmation before the network test) and user_interaction_demo
 // (tool_prepare_deployment), written for this project from the seeds'
-// descriptions. They use only Python's standard library.
+// descriptions, and the optional library mcp_bridge (the seeds' MCP
+// bridge: tools of MCP servers named in its host configuration), which is
+// mounted by name only. They use only Python's standard library.
 //
 // Dir extracts them on demand to a cache directory and returns a tools
-// folder that discovery reads like any other:
+// folder that discovery reads like any other (the optional libraries are
+// in OptionalDir, which discovery of Dir skips):
 //
 //	dir, err := pylib.Dir()
 //	if err != nil { ... }
@@ -30,15 +33,24 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 )
 
-//go:embed lib
+//go:embed lib optional
 var files embed.FS
 
-// Libraries are the names of the embedded libraries, as mount_tool_library
-// finds them.
+// Libraries are the names of the embedded default libraries, as
+// mount_tool_library finds them.
 var Libraries = []string{"user_interaction_demo", "user_interactive_tools"}
+
+// Optional are the names of the embedded libraries that are not part of
+// the default library: they are mounted by name (in OptionalDir).
+var Optional = []string{"mcp_bridge"}
+
+// optionalFolder is where the optional libraries are extracted, inside
+// the default folder: discovery skips names that start with a dot.
+const optionalFolder = ".optional"
 
 // FS returns the embedded tools folder as a file system.
 func FS() fs.FS {
@@ -72,6 +84,16 @@ func Dir() (string, error) {
 	}
 	cached = dir
 	return dir, nil
+}
+
+// OptionalDir extracts the libraries as Dir does and returns the folder of
+// the optional ones.
+func OptionalDir() (string, error) {
+	dir, err := Dir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, optionalFolder), nil
 }
 
 // ExtractTo extracts the libraries into a content-addressed directory
@@ -115,20 +137,24 @@ func ExtractTo(parent string) (string, error) {
 	return "", fmt.Errorf("pylib: cannot extract to %s", final)
 }
 
-// walk calls fn for every embedded file, in a stable order.
+// walk calls fn for every embedded file, in a stable order, with its path
+// in the extraction: the default libraries at the top, the optional ones
+// below optionalFolder.
 func walk(fn func(name string, data []byte) error) error {
 	var names []string
-	err := fs.WalkDir(files, "lib", func(p string, d fs.DirEntry, err error) error {
+	for _, root := range []string{"lib", "optional"} {
+		err := fs.WalkDir(files, root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() {
+				names = append(names, p)
+			}
+			return nil
+		})
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() {
-			names = append(names, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	sort.Strings(names)
 	for _, n := range names {
@@ -136,7 +162,11 @@ func walk(fn func(name string, data []byte) error) error {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel("lib", filepath.FromSlash(n))
+		root, rest, _ := strings.Cut(n, "/")
+		rel := filepath.FromSlash(rest)
+		if root == "optional" {
+			rel = filepath.Join(optionalFolder, rel)
+		}
 		if err := fn(rel, data); err != nil {
 			return err
 		}

@@ -92,6 +92,22 @@ func TestDiscovery(t *testing.T) {
 			t.Errorf("library %s: %v", lib, err)
 		}
 	}
+
+	// The optional libraries are beside, in a folder discovery of the
+	// default one skips.
+	opt := discover.Run(discover.Options{Folders: []string{filepath.Join(dir, optionalFolder)}})
+	names = nil
+	for _, tl := range opt.Tools {
+		names = append(names, tl.Info().Library.ID+"."+tl.Name)
+	}
+	if want := []string{"mcp_bridge.tool_call_mcp_tool", "mcp_bridge.tool_list_mcp_tools"}; !slices.Equal(names, want) || len(opt.Diagnostics) != 0 {
+		t.Errorf("optional tools = %v (%v), want %v", names, opt.Diagnostics, want)
+	}
+	for _, lib := range Optional {
+		if _, err := os.Stat(filepath.Join(dir, optionalFolder, lib, lib+".py")); err != nil {
+			t.Errorf("library %s: %v", lib, err)
+		}
+	}
 }
 
 func TestSchemasHideInjectedParameters(t *testing.T) {

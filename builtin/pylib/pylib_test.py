@@ -15,8 +15,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def load(name):
-    path = os.path.join(HERE, "lib", name, name + ".py")
+def load(name, folder="lib"):
+    path = os.path.join(HERE, folder, name, name + ".py")
     spec = importlib.util.spec_from_file_location("pylib_" + name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -242,3 +242,88 @@ class DeploymentTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class FakeMCPBinding:
+    """Stands in for lollms_client.tools_bindings.mcp.MCPBinding."""
+
+    def __init__(self, servers):
+        self.servers = servers
+        self.calls = []
+        self.unavailable = {}
+
+    def execute_tool(self, name, params):
+        self.calls.append((name, params))
+        if name.startswith("down::"):
+            return {"success": False, "status_code": 500, "error": 'MCP server "down" exited with status 1',
+                    "output": 'MCP server "down" exited with status 1'}
+        return {"success": True, "status_code": 200, "output": "ok",
+                "_lcp_content": [{"type": "image", "data": "AA==", "mimeType": "image/png"}]}
+
+    def discover_tools(self):
+        self.unavailable = {"down": 'MCP server "down" exited with status 1'}
+        return [{"name": "fs::read_file", "description": "Reads a file.", "input_schema": {}},
+                {"name": "web::fetch", "description": "Fetches a page.", "input_schema": {}}]
+
+
+class BridgeTests(unittest.TestCase):
+    def setUp(self):
+        import sys
+        import types
+        fake = types.ModuleType("lollms_client.tools_bindings.mcp")
+        fake.MCPBinding = FakeMCPBinding
+        self.saved = {k: sys.modules.get(k) for k in ("lollms_client", "lollms_client.tools_bindings",
+                                                       "lollms_client.tools_bindings.mcp")}
+        for k in self.saved:
+            sys.modules[k] = fake if k.endswith(".mcp") else types.ModuleType(k)
+        self.m = load("mcp_bridge", "optional")
+
+    def tearDown(self):
+        import sys
+        for k, v in self.saved.items():
+            if v is None:
+                sys.modules.pop(k, None)
+            else:
+                sys.modules[k] = v
+
+    def test_not_configured(self):
+        for config in (None, {}, {"confirm_handler": Confirm()}, {"servers": []}):
+            self.m.init_tools_library(config)
+            res = self.m.tool_call_mcp_tool("fs", "read_file")
+            self.assertEqual(res["error"], "MCP call failed: MCP bridge is not configured. Provide "
+                             "host_tool_configs['mcp_bridge'] with a 'servers' list.")
+            self.assertFalse(self.m.tool_list_mcp_tools()["success"])
+
+    def test_calls(self):
+        self.m.init_tools_library({"servers": [{"alias": "fs", "command": "x"}]})
+        b = self.m._mcp_binding
+        res = self.m.tool_call_mcp_tool("fs", "read_file", '{"path": "a.txt"}')
+        self.assertEqual(res["output"], "ok")
+        self.assertTrue(res["success"])
+        self.assertEqual(res["_lcp_content"][0]["type"], "image")
+        self.m.tool_call_mcp_tool("fs", "tool_read_file", {"path": "b.txt"})
+        self.m.tool_call_mcp_tool("fs", "list", "  ")
+        self.assertEqual(b.calls, [("fs::read_file", {"path": "a.txt"}), ("fs::tool_read_file", {"path": "b.txt"}),
+                                   ("fs::list", {})])
+        res = self.m.tool_call_mcp_tool("down", "x")
+        self.assertFalse(res["success"])
+        self.assertIn('"down" exited', res["error"])
+        for bad, text in (("{", "Invalid JSON"), ("[1]", "must decode to a JSON object"), (3, "not int")):
+            res = self.m.tool_call_mcp_tool("fs", "read_file", bad)
+            self.assertFalse(res["success"])
+            self.assertIn(text, res["error"])
+        self.assertEqual(len(b.calls), 4)
+
+    def test_list(self):
+        self.m.init_tools_library({"servers": [{"alias": "fs", "command": "x"}]})
+        res = self.m.tool_list_mcp_tools()
+        self.assertTrue(res["success"])
+        self.assertEqual(res["output"].splitlines(), [
+            "- fs::read_file: Reads a file.", "- web::fetch: Fetches a page.",
+            'Unavailable: down: MCP server "down" exited with status 1'])
+        res = self.m.tool_list_mcp_tools("web")
+        self.assertEqual(res["output"], "- web::fetch: Fetches a page.")
+        res = self.m.tool_list_mcp_tools("down")
+        self.assertFalse(res["success"])
+        self.assertIn("Unavailable: down: ", res["error"])
+

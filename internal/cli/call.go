@@ -59,6 +59,18 @@ spinner.
 
 --batch FILE.jsonl (or - for stdin) runs each line {"tool", "args"} in order
 against one engine and prints one result line per input line.`,
+		Example: `  # arguments as key=value (values read as JSON when they are JSON)
+  $ lcp call tool_write_file file_name=notes.md content='# Notes'
+  $ lcp call tool_read_file file_name=notes.md start_line=1 end_line=5
+
+  # a tool of a folder, arguments as JSON, the result object as JSON
+  $ lcp call --tools ./my_tools tool_greet --args '{"name": "Ada"}' --json
+
+  # approve the tool's confirmations without asking
+  $ lcp call --yes tool_execute_shell_command command='rm -rf build'
+
+  # many calls against one engine, one result line each
+  $ echo '{"tool": "tool_list_files", "args": {}}' | lcp call --batch -`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if o.batch != "" {
 				if len(args) > 0 {
@@ -82,7 +94,7 @@ against one engine and prints one result line per input line.`,
 			return runCall(o)
 		},
 	}
-	o.inv.register(cmd.Flags())
+	o.inv.register(cmd.Flags(), runsTools)
 	f := cmd.Flags()
 	f.StringVar(&o.args, "args", "", "the arguments as a JSON `object`")
 	f.StringVar(&o.context, "context", "", "the tool_context as a JSON `object`")
@@ -90,6 +102,8 @@ against one engine and prints one result line per input line.`,
 	o.approval.register(f, true, "")
 	f.StringVar(&o.batch, "batch", "", "run the calls of a JSONL `file` (- for stdin)")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "show what the tool prints and logs on stderr also without a terminal (and its debug records)")
+	registerCompletions(cmd, &o.inv)
+	cmd.ValidArgsFunction = completeCall(&o.inv)
 	return cmd
 }
 
@@ -184,6 +198,17 @@ func runCall(o *CallOptions) error {
 	if callErr != nil {
 		res = tool.ErrorResult(callErr)
 	}
+	var unknown *tool.UnknownToolError
+	if errors.As(callErr, &unknown) {
+		// The result keeps the contract's text; the person gets the
+		// nearest names too.
+		if o.json {
+			if err := writeJSON(env.Stdout, res); err != nil {
+				return err
+			}
+		}
+		return &exitError{code: ExitEngine, msg: res.Error + didYouMean(suggest(unknown.Name, toolNames(ctx, eng)))}
+	}
 	if o.json {
 		if err := writeJSON(env.Stdout, res); err != nil {
 			return err
@@ -191,7 +216,10 @@ func runCall(o *CallOptions) error {
 	} else {
 		printResult(env, res)
 	}
+	rejection := tool.RejectionOf(res)
 	switch {
+	case rejection != nil && o.json:
+		return &exitError{code: ExitFailure, msg: oneLine(rejection.String())}
 	case callErr != nil && !o.json:
 		return &exitError{code: ExitEngine} // printResult has shown the error
 	case callErr != nil:
@@ -202,6 +230,26 @@ func runCall(o *CallOptions) error {
 		return &exitError{code: ExitFailure} // printResult has shown the error
 	}
 	return nil
+}
+
+// restates reports whether a tool's error text only passes on the
+// operator's reason ("Not dropped: <reason>").
+func restates(text, reason string) bool {
+	reason = strings.TrimRight(strings.TrimSpace(reason), ". ")
+	return reason != "" && strings.HasSuffix(strings.TrimRight(text, ". "), reason)
+}
+
+// toolNames lists the inventory's tool names, for suggestions.
+func toolNames(ctx context.Context, eng *lcp.Engine) []string {
+	infos, err := eng.Tools(ctx)
+	if err != nil {
+		return nil
+	}
+	names := make([]string, len(infos))
+	for i := range infos {
+		names[i] = infos[i].Name
+	}
+	return names
 }
 
 // parseCallArgs builds the arguments object from --args or key=value pairs.
@@ -240,10 +288,21 @@ func errOrNull(err error) error {
 }
 
 // printResult shows a result to a person: the output on stdout, the error
-// on stderr. A result made of content blocks shows its blocks in order:
+// on stderr (a call the operator refused says so, in tool.Rejection's
+// words). A result made of content blocks shows its blocks in order:
 // text as text, the others (images, sounds, resources) as placeholders
 // with their type and size; --json has them whole.
 func printResult(env *Env, res *tool.Result) {
+	if rejection := tool.RejectionOf(res); rejection != nil {
+		// A refusal, not a failure of the tool. The tool's own text
+		// follows when it says more than the reason (what was not
+		// done, say).
+		fmt.Fprintln(env.Stderr, rejection.String())
+		if detail := strings.TrimSpace(res.Error); detail != "" && !restates(detail, rejection.Reason) {
+			fmt.Fprintln(env.Stderr, detail)
+		}
+		return
+	}
 	if !res.Success {
 		fmt.Fprintf(env.Stderr, "error (%d): %s\n", res.StatusCode, res.Error)
 		if tb := res.Traceback(); tb != "" {
@@ -282,8 +341,9 @@ func printResult(env *Env, res *tool.Result) {
 }
 
 // runBatch runs each line {"tool","args"} in order and prints one result
-// line per input line. A malformed line gets an error result (400) and the
-// batch goes on.
+// line per input line, which says its line number in the input (blank
+// lines count, and get no result) and its tool. A malformed line gets an
+// error result (400) and the batch goes on.
 func runBatch(ctx context.Context, env *Env, eng *lcp.Engine, o *CallOptions, toolCtx map[string]any) error {
 	var in io.Reader
 	if o.batch == "-" {
@@ -306,7 +366,7 @@ func runBatch(ctx context.Context, env *Env, eng *lcp.Engine, o *CallOptions, to
 		if err != nil && err != io.EOF {
 			if errors.Is(err, errLineTooLong) {
 				failed++
-				if werr := writeJSONLine(env.Stdout, badLine(n, err.Error())); werr != nil {
+				if werr := writeBatchLine(env.Stdout, n, nil, badLine(n, err.Error())); werr != nil {
 					return werr
 				}
 				continue
@@ -317,14 +377,13 @@ func runBatch(ctx context.Context, env *Env, eng *lcp.Engine, o *CallOptions, to
 			if err == io.EOF {
 				break
 			}
-			n--
-			continue
+			continue // blank lines get no result, but count
 		}
-		res := runBatchLine(ctx, eng, n, line, toolCtx)
+		res, name := runBatchLine(ctx, eng, n, line, toolCtx)
 		if !res.Success {
 			failed++
 		}
-		if werr := writeJSONLine(env.Stdout, res); werr != nil {
+		if werr := writeBatchLine(env.Stdout, n, name, res); werr != nil {
 			return werr
 		}
 		if ctx.Err() != nil {
@@ -340,25 +399,74 @@ func runBatch(ctx context.Context, env *Env, eng *lcp.Engine, o *CallOptions, to
 	return nil
 }
 
-func runBatchLine(ctx context.Context, eng *lcp.Engine, n int, line []byte, toolCtx map[string]any) *tool.Result {
+// runBatchLine runs the call of one line; name is the line's tool, nil
+// when the line names none.
+func runBatchLine(ctx context.Context, eng *lcp.Engine, n int, line []byte, toolCtx map[string]any) (res *tool.Result, name *string) {
 	var c struct {
 		Tool *string         `json:"tool"`
 		Args json.RawMessage `json:"args"`
 	}
 	if err := json.Unmarshal(line, &c); err != nil {
-		return badLine(n, "not a JSON object {\"tool\", \"args\"}: "+err.Error())
+		return badLine(n, "not a JSON object {\"tool\", \"args\"}: "+err.Error()), nil
 	}
 	if c.Tool == nil {
-		return badLine(n, `missing "tool"`)
+		return badLine(n, `missing "tool"`), nil
 	}
 	if t := bytes.TrimSpace(c.Args); len(t) > 0 && t[0] != '{' && string(t) != "null" {
-		return badLine(n, `"args" must be a JSON object`)
+		return badLine(n, `"args" must be a JSON object`), c.Tool
 	}
 	res, err := eng.Call(ctx, *c.Tool, c.Args, &tool.CallOptions{Context: toolCtx})
 	if err != nil {
-		return tool.ErrorResult(err)
+		return tool.ErrorResult(err), c.Tool
 	}
-	return res
+	return res, c.Tool
+}
+
+// writeBatchLine writes the result of batch line n as one line of JSON:
+// "line" (1-based) and "tool" (when the line names one) first, then the
+// result object. The batch's two keys win over keys of the same name in
+// the tool's result (lcp call --json shows the result untouched).
+func writeBatchLine(w io.Writer, n int, name *string, res *tool.Result) error {
+	var enc bytes.Buffer
+	if err := writeJSONLine(&enc, res); err != nil {
+		return err
+	}
+	obj := enc.Bytes()
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(obj, &fields); err != nil {
+		return err
+	}
+	keys, err := orderedKeys(obj)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `{"line":%d`, n)
+	if name != nil {
+		b.WriteString(`,"tool":`)
+		b.Write(jsonString(*name))
+	}
+	for _, k := range keys {
+		if k == "line" || k == "tool" {
+			continue
+		}
+		b.WriteByte(',')
+		b.Write(jsonString(k))
+		b.WriteByte(':')
+		b.Write(fields[k])
+	}
+	b.WriteString("}\n")
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+// jsonString is s as a JSON string, without HTML escaping.
+func jsonString(s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 func badLine(n int, msg string) *tool.Result {

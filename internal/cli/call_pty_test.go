@@ -94,11 +94,11 @@ func TestSeedDeploymentOnTerminal(t *testing.T) {
 			key("n\r")
 			scr.expect(t, "feedback")
 			key("wait for the freeze to end\r")
-		}, ExitFailure, "The operator refused access to production: wait for the freeze to end"},
+		}, ExitFailure, "Rejected by the operator: wait for the freeze to end"},
 		{"cancelled at the approval", func(scr *screen, key func(string)) {
 			confirm(scr)
 			key(ctrlC)
-		}, ExitFailure, "The operator refused access to production: Operation cancelled by user."},
+		}, ExitFailure, "Rejected by the operator: Operation cancelled by user."},
 		{"cancelled at the strategy", func(scr *screen, key func(string)) {
 			confirm(scr)
 			key("a\r")
@@ -223,7 +223,7 @@ func TestSeedServiceConnectionOnTerminal(t *testing.T) {
 		scr.expect(t, "feedback")
 		key("\r")
 	})
-	scr.expect(t, "The operator refused the network test")
+	scr.expect(t, "Rejected by the operator: User declined authorization.")
 	if code != ExitFailure || gotAuth != "" {
 		t.Fatalf("refused test: exit %d, request auth %q\n%s", code, gotAuth, scr.shown())
 	}

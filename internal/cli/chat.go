@@ -16,6 +16,7 @@ import (
 	"github.com/lcptools/lcp"
 	"github.com/lcptools/lcp/agent"
 	"github.com/lcptools/lcp/llm"
+	"github.com/lcptools/lcp/tool"
 	"github.com/spf13/cobra"
 )
 
@@ -73,7 +74,13 @@ turn and exits (for scripts).
 Confirmations and questions of the tools are asked on the terminal. Without
 a terminal nothing is approved unless --yes or --approve=allow says so, and
 questions take their default answer or are declined.`,
-		Args: cobra.NoArgs,
+		Example: `  # a local llama.cpp or Ollama server
+  $ lcp chat --model http://localhost:11434/v1#qwen2.5:7b
+
+  # OpenAI, with a tools folder, one turn for a script
+  $ LCP_API_KEY=sk-... lcp chat --model https://api.openai.com/v1#gpt-4o-mini \
+      --tools ./my_tools --prompt "What is in notes.md?"`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("stream") {
 				o.stream = env.stdoutIsTerminal()
@@ -86,7 +93,7 @@ questions take their default answer or are declined.`,
 			return runChat(o)
 		},
 	}
-	o.inv.register(cmd.Flags())
+	o.inv.register(cmd.Flags(), runsTools)
 	o.watch.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&o.model, "model", "", "the endpoint: `URL[#MODEL]` (default $LCP_MODEL)")
@@ -99,6 +106,7 @@ questions take their default answer or are declined.`,
 	f.DurationVar(&o.llmTimeout, "llm-timeout", llm.DefaultTimeout, "time limit of each model request (of each wait when streaming)")
 	f.BoolVar(&o.stream, "stream", false, "stream the answers (default: on when stdout is a terminal)")
 	o.approval.register(f, true, "")
+	registerCompletions(cmd, &o.inv)
 	return cmd
 }
 
@@ -517,7 +525,9 @@ func (p *chatPrinter) event(e agent.Event) {
 			took = fmt.Sprintf(" (%.1fs)", e.Elapsed.Seconds())
 		}
 		name := safeText(e.Call.Function.Name, false)
-		if res.Success {
+		if rejection := tool.RejectionOf(res); rejection != nil {
+			p.line(sgrYellow, fmt.Sprintf("<- %s%s: %s", name, took, clipLine(rejection.String(), 200)))
+		} else if res.Success {
 			p.line(sgrGreen, fmt.Sprintf("<- %s%s: %s", name, took, clipLine(res.Text(), 200)))
 		} else {
 			p.line(sgrRed, fmt.Sprintf("<- %s failed (%d)%s: %s", name, res.StatusCode, took, clipLine(res.Error, 200)))

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -291,7 +290,11 @@ func TestChatStreamAndEscapes(t *testing.T) {
 func TestChatCtrlCCancelsTurn(t *testing.T) {
 	srv := llmtest.New(t,
 		llmtest.Reply{Handler: func(w http.ResponseWriter, r *http.Request) {
-			if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+			self, err := os.FindProcess(os.Getpid())
+			if err == nil {
+				err = self.Signal(os.Interrupt)
+			}
+			if err != nil {
 				t.Error(err)
 			}
 			<-r.Context().Done()

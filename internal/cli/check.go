@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"strings"
 
+	"github.com/lcptools/lcp/internal/buildinfo"
 	"github.com/lcptools/lcp/lint"
 	"github.com/spf13/cobra"
 )
@@ -45,7 +45,14 @@ Output: compiler-style lines (file:line:col: severity: message [rule-id]),
 --format json, or --format sarif (SARIF 2.1.0 for code-scanning services,
 paths relative to the checked folder). Exits with status 1 when a finding
 is at least as serious as --fail-on (default: error).`,
-		Args: cobra.NoArgs,
+		Example: `  $ lcp check --tools ./my_tools
+
+  # fail a CI job on warnings too, with SARIF for code scanning
+  $ lcp check --tools ./my_tools --fail-on warning --format sarif > lcp.sarif
+
+  # one file, as JSON
+  $ lcp check --file ./my_tools/notes.py --format json`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.ctx = cmd.Context()
 			o.formatSet = cmd.Flags().Changed("format")
@@ -55,10 +62,12 @@ is at least as serious as --fail-on (default: error).`,
 			return runCheck(o)
 		},
 	}
-	o.inv.register(cmd.Flags())
+	o.inv.register(cmd.Flags(), readsTools)
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the findings as a JSON array (same as --format json)")
 	cmd.Flags().StringVar(&o.format, "format", "text", "output `format`: text, json or sarif")
 	cmd.Flags().StringVar(&o.failOn, "fail-on", "error", "exit with status 1 when a finding is at least this `severe`: error, warning, info or none")
+	registerCompletions(cmd, &o.inv)
+	completeWith(cmd, "format", fixedValues("text", "json", "sarif"))
 	return cmd
 }
 
@@ -104,7 +113,7 @@ func runCheck(o *CheckOptions) error {
 		if len(o.inv.tools) == 1 && len(o.inv.files) == 0 {
 			root = o.inv.tools[0]
 		}
-		err = lint.WriteSARIF(env.Stdout, findings, lint.SARIFOptions{Root: root, ToolVersion: version()})
+		err = lint.WriteSARIF(env.Stdout, findings, lint.SARIFOptions{Root: root, ToolVersion: buildinfo.Version()})
 	default:
 		if err = lint.WriteText(env.Stdout, findings, cwd); err == nil {
 			_, err = fmt.Fprintf(env.Stdout, "%d tool(s), %s\n", len(infos), lint.Summary(findings))
@@ -123,13 +132,4 @@ func runCheck(o *CheckOptions) error {
 		return &exitError{code: ExitFailure, msg: fmt.Sprintf("%d finding(s) at or above %s", n, threshold)}
 	}
 	return nil
-}
-
-// version is lcp's module version when the binary was built from a
-// module, else "".
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return ""
 }

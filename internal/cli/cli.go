@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/lcptools/lcp/hitl/term"
+	"github.com/lcptools/lcp/internal/buildinfo"
 	"github.com/lcptools/lcp/sandbox"
 	"github.com/spf13/cobra"
 	xterm "golang.org/x/term"
@@ -42,6 +43,24 @@ type Env struct {
 	// command on SIGINT or SIGTERM, and lcp chat takes Ctrl-C for itself.
 	Notify     func(c chan<- os.Signal, sig ...os.Signal)
 	StopNotify func(c chan<- os.Signal)
+	// Executable and Getwd are os.Executable and os.Getwd (their defaults
+	// when nil): where this lcp is, and the current directory.
+	Executable func() (string, error)
+	Getwd      func() (string, error)
+}
+
+func (e *Env) executable() (string, error) {
+	if e.Executable != nil {
+		return e.Executable()
+	}
+	return os.Executable()
+}
+
+func (e *Env) getwd() (string, error) {
+	if e.Getwd != nil {
+		return e.Getwd()
+	}
+	return os.Getwd()
 }
 
 // System returns the Env of the running process.
@@ -169,10 +188,12 @@ var commands = []func(*Env) *cobra.Command{
 	func(env *Env) *cobra.Command { return NewCmdServe(env, nil) },
 	func(env *Env) *cobra.Command { return NewCmdNew(env, nil) },
 	func(env *Env) *cobra.Command { return NewCmdDoctor(env, nil) },
+	func(env *Env) *cobra.Command { return NewCmdVersion(env, nil) },
 }
 
 // NewRoot returns the lcp root command.
 func NewRoot(env *Env) *cobra.Command {
+	var showVersion bool
 	root := &cobra.Command{
 		Use:   "lcp",
 		Short: "Tools for LLMs: LCP Python tool folders, native Go tools and MCP servers",
@@ -180,20 +201,26 @@ func NewRoot(env *Env) *cobra.Command {
 servers into one inventory of LLM tools, and runs calls to them safely.
 
 With neither --tools nor --file, the built-in default library is used.`,
+		Example: `  $ lcp list
+  $ lcp call tool_list_files recursive=true
+  $ lcp new my_notes --dir ./my_tools && lcp check --tools ./my_tools
+  $ lcp mcp install claude-desktop --tools ./my_tools`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown command %q (run lcp help)", args[0])
+		Args:          subcommandArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if showVersion {
+				_, err := fmt.Fprint(env.Stdout, buildinfo.Read().String())
+				return err
 			}
-			return nil
+			return cmd.Help()
 		},
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
+	root.Flags().BoolVar(&showVersion, "version", false, "print lcp's version, commit and Go version (as lcp version does)")
 	root.SetIn(env.Stdin)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	root.SetFlagErrorFunc(flagError)
 	for _, c := range commands {
 		root.AddCommand(c(env))
 	}

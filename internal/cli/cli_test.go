@@ -150,8 +150,18 @@ def tool_video():
 		t.Fatalf("failing tool: %d %q %q", code, out, errOut)
 	}
 	out, errOut, code = run(t, "", "call", "--tools", dir, "--json", "tool_nope")
-	if code != ExitEngine || !strings.Contains(out, `"status_code": 404`) || !strings.Contains(errOut, "Tool 'tool_nope' not found.") {
+	if code != ExitEngine || !strings.Contains(out, `"status_code": 404`) || errOut != "lcp: Tool 'tool_nope' not found.\n" {
 		t.Fatalf("unknown tool: %d %q %q", code, out, errOut)
+	}
+	// The nearest names on stderr; the result object keeps the
+	// contract's text.
+	out, errOut, code = run(t, "", "call", "--tools", dir, "--json", "tool_ad", "a=1")
+	if code != ExitEngine || !strings.Contains(out, `"error": "Tool 'tool_ad' not found."`) || errOut != "lcp: Tool 'tool_ad' not found. Did you mean tool_add?\n" {
+		t.Fatalf("misspelt tool: %d %q %q", code, out, errOut)
+	}
+	out, errOut, code = run(t, "", "call", "--tools", dir, "count")
+	if code != ExitEngine || out != "" || errOut != "lcp: Tool 'count' not found. Did you mean tool_count?\n" {
+		t.Fatalf("tool without its prefix: %d %q %q", code, out, errOut)
 	}
 	out, _, code = run(t, "", "call", "--tools", dir, "--workspace", ws, "--context", `{"user":"ada"}`, "--json", "tool_where")
 	if code != 0 || !strings.Contains(out, `"user": "ada"`) || !strings.Contains(out, ws) {
@@ -205,10 +215,19 @@ not json
 	if code != ExitFailure || len(lines) != 7 {
 		t.Fatalf("exit %d, %d lines:\n%s", code, len(lines), out)
 	}
-	want := []string{`"output":1`, `"status_code":400`, `"output":2`, `"status_code":400`, `"status_code":404`, `"status_code":400`, `"output":3`}
+	// Each result says its input line (the blank one counts) and tool.
+	want := []string{
+		`{"line":1,"tool":"tool_count","output":1,"success":true,"status_code":200}`,
+		`{"line":2,"output":"batch line 2: not a JSON object {\"tool\", \"args\"}: invalid character 'o' in literal null (expecting 'u')","success":false,"status_code":400,"error":"batch line 2: not a JSON object {\"tool\", \"args\"}: invalid character 'o' in literal null (expecting 'u')"}`,
+		`{"line":3,"tool":"tool_count","output":2,"success":true,"status_code":200}`,
+		`{"line":5,"output":"batch line 5: missing \"tool\"","success":false,"status_code":400,"error":"batch line 5: missing \"tool\""}`,
+		`{"line":6,"tool":"tool_missing","output":"Tool 'tool_missing' not found.","success":false,"status_code":404,"error":"Tool 'tool_missing' not found."}`,
+		`{"line":7,"tool":"tool_count","output":"batch line 7: \"args\" must be a JSON object","success":false,"status_code":400,"error":"batch line 7: \"args\" must be a JSON object"}`,
+		`{"line":8,"tool":"tool_count","output":3,"success":true,"status_code":200}`,
+	}
 	for i, w := range want {
-		if !strings.Contains(lines[i], w) {
-			t.Errorf("line %d = %s, want %s", i+1, lines[i], w)
+		if lines[i] != w {
+			t.Errorf("result %d:\n got  %s\n want %s", i+1, lines[i], w)
 		}
 	}
 }
@@ -271,7 +290,7 @@ func TestBuiltinsWithoutATerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, errOut, code := run(t, "", "call", "--workspace", ws, "tool_execute_shell_command", "command=rm junk.txt")
-	if code != ExitFailure || !strings.Contains(errOut, "--yes") {
+	if code != ExitFailure || !strings.HasPrefix(errOut, "Rejected by the operator: Not approved") || !strings.Contains(errOut, "--yes") {
 		t.Fatalf("unattended rm: exit %d, %q", code, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "junk.txt")); err != nil {
@@ -286,5 +305,86 @@ func TestBuiltinsWithoutATerminal(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ws, "junk.txt")); err == nil {
 		t.Fatal("--yes did not run the command")
+	}
+}
+
+// TestRejectedReadsAsRejected: a Python tool whose confirmation is
+// declined fails with its own text (the result object is the tool's),
+// and the person reads a refusal, not an error 500.
+func TestRejectedReadsAsRejected(t *testing.T) {
+	needPython(t)
+	dir := t.TempDir()
+	src := `_CONFIRM_HANDLER = None
+
+
+def set_confirm_handler(h):
+    global _CONFIRM_HANDLER
+    _CONFIRM_HANDLER = h
+
+
+def tool_drop_table(name: str):
+    """Drops a table of the database.
+
+    Args:
+        name: the table
+    """
+    decision, reason = _CONFIRM_HANDLER("DROP TABLE " + name, "drop table")
+    if decision not in ("allow", "always"):
+        return {"success": False, "error": "Not dropped: " + (reason or "rejected")}
+    return {"success": True, "output": "dropped"}
+`
+	if err := os.WriteFile(filepath.Join(dir, "db.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, "", "call", "--tools", dir, "--approve", "reject", "tool_drop_table", "name=users")
+	if code != ExitFailure || out != "" || errOut != "Rejected by the operator: "+rejectedByFlag+"\n" {
+		t.Fatalf("rejected: exit %d, %q, %q", code, out, errOut)
+	}
+	out, errOut, code = run(t, "", "call", "--tools", dir, "--approve", "reject", "--json", "tool_drop_table", "name=users")
+	if code != ExitFailure || !strings.Contains(out, `"error": "Not dropped: `+rejectedByFlag+`"`) || strings.Contains(out, "Rejected by the operator") ||
+		errOut != "lcp: Rejected by the operator: "+rejectedByFlag+"\n" {
+		t.Fatalf("rejected, --json: exit %d, %q, %q", code, out, errOut)
+	}
+	out, _, code = run(t, "", "call", "--tools", dir, "--yes", "tool_drop_table", "name=users")
+	if code != 0 || out != "dropped\n" {
+		t.Fatalf("approved: exit %d, %q", code, out)
+	}
+}
+
+// --autonomy sets the built-ins' level; a library's level in
+// --host-config wins.
+func TestAutonomyFlag(t *testing.T) {
+	ws := t.TempDir()
+	// safe runs ls without asking; strict asks, and nobody is there.
+	if out, errOut, code := run(t, "", "call", "--workspace", ws, "--autonomy", "safe", "tool_execute_shell_command", "command=echo hi"); code != 0 || !strings.Contains(out, "hi") {
+		t.Fatalf("safe: exit %d, %q %q", code, out, errOut)
+	}
+	_, errOut, code := run(t, "", "call", "--workspace", ws, "--autonomy", "strict", "tool_execute_shell_command", "command=echo hi")
+	if code != ExitFailure || !strings.HasPrefix(errOut, "Rejected by the operator: ") {
+		t.Fatalf("strict: exit %d, %q", code, errOut)
+	}
+	hc := filepath.Join(t.TempDir(), "host.json")
+	if err := os.WriteFile(hc, []byte(`{"system_shell": {"autonomy_level": "safe"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := run(t, "", "call", "--workspace", ws, "--autonomy", "strict", "--host-config", hc, "tool_execute_shell_command", "command=echo hi"); code != 0 || !strings.Contains(out, "hi") {
+		t.Fatalf("--host-config wins: exit %d, %q %q", code, out, errOut)
+	}
+	if _, errOut, code := run(t, "", "list", "--autonomy", "reckless"); code != ExitUsage || !strings.Contains(errOut, `unknown autonomy level "reckless"`) {
+		t.Fatalf("bad level: exit %d, %q", code, errOut)
+	}
+}
+
+// lcp list --format F prints JSON in that format, --json or not.
+func TestListFormatWithoutJSON(t *testing.T) {
+	for format, key := range map[string]string{"openai": `"type": "function"`, "anthropic": `"input_schema"`, "mcp": `"inputSchema"`, "lcp": `"input_schema"`} {
+		out, errOut, code := run(t, "", "list", "--format", format)
+		var specs []map[string]any
+		if code != 0 || json.Unmarshal([]byte(out), &specs) != nil || len(specs) == 0 || !strings.Contains(out, key) {
+			t.Errorf("list --format %s: exit %d, %q, stdout %.200s", format, code, errOut, out)
+		}
+	}
+	if out, _, code := run(t, "", "list"); code != 0 || !strings.HasPrefix(out, "TOOL") {
+		t.Errorf("list without --format prints a table: %.100s", out)
 	}
 }

@@ -170,6 +170,26 @@ func TestMCPAndServeFlags(t *testing.T) {
 	if err := parse(t, NewCmdMCP(testEnv(), func(o *MCPOptions) error { m = o; return nil })); err != nil || m.useHTTP || m.watch.watch {
 		t.Errorf("stdio: %+v, %v", m, err)
 	}
+	// --http alone is the default address; ADDR after a space or an =.
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--http"}, mcp.DefaultAddr},
+		{[]string{"--http", "--watch"}, mcp.DefaultAddr},
+		{[]string{"--watch", "--http"}, mcp.DefaultAddr},
+		{[]string{"--http", "127.0.0.1:9000", "--watch"}, "127.0.0.1:9000"},
+		{[]string{"--http=:9000"}, ":9000"},
+		{[]string{"--http", "[::1]:9000"}, "[::1]:9000"},
+	} {
+		m = nil
+		if err := parse(t, NewCmdMCP(testEnv(), func(o *MCPOptions) error { m = o; return nil }), tt.args...); err != nil || !m.useHTTP || m.http != tt.want {
+			t.Errorf("lcp mcp %q: %+v, %v; want --http %s", tt.args, m, err, tt.want)
+		}
+	}
+	if err := parse(t, NewCmdMCP(testEnv(), func(*MCPOptions) error { t.Error("ran"); return nil }), "--http", "localhost"); ExitCode(err) != ExitUsage {
+		t.Errorf("--http localhost (no port): %v, want a usage error", err)
+	}
 
 	var s *ServeOptions
 	if err := parse(t, NewCmdServe(testEnv(), func(o *ServeOptions) error { s = o; return nil }),
@@ -252,5 +272,81 @@ func TestMainCancelsOnSignalFromEnv(t *testing.T) {
 	code := run1(env, root)
 	if err := <-ran; err != nil || code != 0 {
 		t.Errorf("exit %d, %v (stderr %s)", code, err, stderr.String())
+	}
+}
+
+// Each command lists only the inventory flags it uses.
+func TestInventoryFlagsPerCommand(t *testing.T) {
+	runOnly := []string{"--timeout", "1s", "--no-coerce", "--validate-args", "--llm", "http://x/v1"}
+	loadOnly := []string{"--workspace", ".", "--python", "python3", "--sandbox"}
+	for _, tt := range []struct {
+		cmd    *cobra.Command
+		reject []string
+		accept []string
+	}{
+		{NewCmdCheck(testEnv(), func(*CheckOptions) error { return nil }), append(append([]string{}, runOnly...), loadOnly...), []string{"--autonomy", "strict", "--host-config", "h.json"}},
+		{NewCmdList(testEnv(), func(*ListOptions) error { return nil }), runOnly, append([]string{"--autonomy", "safe"}, loadOnly...)},
+		{NewCmdCall(testEnv(), func(*CallOptions) error { return nil }), nil, append(append([]string{"--autonomy", "full_access", "t"}, runOnly...), loadOnly...)},
+	} {
+		for i := 0; i < len(tt.reject); i++ {
+			args := []string{tt.reject[i]}
+			if i+1 < len(tt.reject) && !strings.HasPrefix(tt.reject[i+1], "--") {
+				args = append(args, tt.reject[i+1])
+				i++
+			}
+			if err := parse(t, tt.cmd, args...); ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "unknown flag") {
+				t.Errorf("lcp %s %v: %v, want an unknown flag", tt.cmd.Name(), args, err)
+			}
+		}
+		if err := parse(t, tt.cmd, tt.accept...); err != nil {
+			t.Errorf("lcp %s %v: %v", tt.cmd.Name(), tt.accept, err)
+		}
+	}
+}
+
+func TestApplyAutonomy(t *testing.T) {
+	got := applyAutonomy(map[string]map[string]any{
+		"system_shell":   {"autonomy_level": "safe", "timeout": 5.0},
+		"execute_python": {"python": "py3"},
+		"my_lib":         {"x": 1.0},
+	}, "strict")
+	want := map[string]map[string]any{
+		"system_shell":           {"autonomy_level": "safe", "timeout": 5.0}, // an explicit level wins
+		"execute_python":         {"python": "py3", "autonomy_level": "strict"},
+		"workspace_tools":        {"autonomy_level": "strict"},
+		"user_interactive_tools": {"autonomy_level": "strict"},
+		"user_interaction_demo":  {"autonomy_level": "strict"},
+		"my_lib":                 {"x": 1.0}, // the user's libraries keep theirs
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// Every command's help has an Examples section, in the shape gh uses.
+func TestEveryCommandHasExamples(t *testing.T) {
+	var walk func(c *cobra.Command)
+	n := 0
+	walk = func(c *cobra.Command) {
+		if c.Hidden || c.Name() == "help" || c.Name() == "completion" || c.Parent() != nil && c.Parent().Name() == "completion" {
+			return
+		}
+		n++
+		if !strings.Contains(c.Example, "$ lcp ") {
+			t.Errorf("lcp %s has no examples", c.CommandPath())
+		}
+		var help bytes.Buffer
+		c.SetOut(&help)
+		_ = c.Help()
+		if !strings.Contains(help.String(), "\nExamples:\n") {
+			t.Errorf("%s --help has no Examples: section", c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(NewRoot(testEnv()))
+	if n < 13 {
+		t.Errorf("only %d commands", n)
 	}
 }

@@ -35,7 +35,11 @@ func NewCmdDoctor(env *Env, runF func(*DoctorOptions) error) *cobra.Command {
 Python runs (user, mount, PID, network and IPC namespaces, overlayfs in a user
 namespace, Landlock, cgroups, resource limits), whether sandboxed runs work
 here, and how each autonomy level behaves as a result.`,
-		Args: cobra.NoArgs,
+		Example: `  $ lcp doctor
+
+  # for a bug report
+  $ lcp doctor --json`,
+		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error { return runF(o) },
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the findings as a JSON object")
@@ -132,6 +136,9 @@ var toolCommands = []string{"call", "chat", "mcp", "serve"}
 func warnNoSandbox(env *Env, probe func() sandbox.Status) {
 	if len(env.Args) == 0 || !slices.Contains(toolCommands, env.Args[0]) {
 		return
+	}
+	if env.Args[0] == "mcp" && len(env.Args) > 1 && slices.Contains([]string{"install", "login", "logout"}, env.Args[1]) {
+		return // they run no tools
 	}
 	for _, a := range env.Args[1:] {
 		if a == "-h" || a == "--help" {

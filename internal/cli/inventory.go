@@ -7,12 +7,16 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/lcptools/lcp"
+	"github.com/lcptools/lcp/autonomy"
 	"github.com/lcptools/lcp/binding"
+	"github.com/lcptools/lcp/builtin"
+	"github.com/lcptools/lcp/builtin/pylib"
 	"github.com/lcptools/lcp/llm"
 	"github.com/lcptools/lcp/mcp"
 	"github.com/spf13/pflag"
@@ -23,11 +27,16 @@ type inventoryFlags struct {
 	tools      []string
 	files      []string
 	hostConfig string
+	autonomy   string
 	workspace  string
 	python     string
 	timeout    time.Duration
 	noCoerce   bool
 	llm        string
+	tti        string
+	tts        string
+	stt        string
+	modelCfg   string
 	mcpConfig  string
 	mounts     []string
 	builtins   bool
@@ -46,21 +55,76 @@ func (f *inventoryFlags) lookupEnv() func(string) string {
 	return os.Getenv
 }
 
-func (f *inventoryFlags) register(fs *pflag.FlagSet) {
+// inventoryUse says which inventory flags a command has: each command
+// lists only the flags it uses.
+type inventoryUse int
+
+const (
+	// readsTools: the flags that say what the inventory is (lcp check,
+	// which runs nothing).
+	readsTools inventoryUse = iota
+	// loadsTools: those, and the ones that matter when Python modules
+	// are loaded (lcp list --dynamic runs prompt functions).
+	loadsTools
+	// runsTools: every flag (the commands that run calls).
+	runsTools
+)
+
+func (f *inventoryFlags) register(fs *pflag.FlagSet, use inventoryUse) {
 	fs.StringArrayVar(&f.tools, "tools", nil, "a tools `folder` to scan (repeatable; default: the built-in library)")
 	fs.StringArrayVar(&f.files, "file", nil, "a single tool `file` to load (repeatable)")
-	fs.StringVar(&f.hostConfig, "host-config", "", "JSON `file` of host_tool_configs, keyed by library stem")
-	fs.StringVar(&f.workspace, "workspace", "", "working `directory` of tool calls (default: the current directory)")
-	fs.StringVar(&f.python, "python", "", "Python `interpreter` for Python tools (default: python3 on PATH)")
-	fs.DurationVar(&f.timeout, "timeout", 0, "time limit of each call, e.g. 30s (default: none)")
-	fs.BoolVar(&f.noCoerce, "no-coerce", false, "pass string arguments to Python tools as given, without coercion")
-	fs.StringVar(&f.mcpConfig, "mcp-config", "", "JSON `file` of MCP servers whose tools join the inventory as <alias>::<tool> (the mcpServers shape of desktop clients, or a list)")
 	fs.StringArrayVar(&f.mounts, "mount", nil, "mount a tool `library` by name beside the others: from the tools folders, else the built-in library (workspace_tools, system_shell, execute_python, user_interactive_tools...; repeatable)")
 	fs.BoolVar(&f.builtins, "builtins", false, "add the whole built-in library beside --tools and --file")
+	fs.StringVar(&f.mcpConfig, "mcp-config", "", "JSON `file` of MCP servers whose tools join the inventory as <alias>::<tool> (the mcpServers shape of desktop clients, or a list)")
+	fs.StringVar(&f.hostConfig, "host-config", "", "JSON `file` of host_tool_configs, keyed by library stem")
+	fs.StringVar(&f.autonomy, "autonomy", "", "autonomy `level` of the built-in libraries: strict, safe (the default) or full_access; a library's autonomy_level in --host-config wins")
 	fs.BoolVar(&f.precise, "precise", false, "precise schemas from Python annotations (Literal -> enum, list[int] -> array of integers, Optional -> not required); default: the LCP rule")
-	fs.BoolVar(&f.validate, "validate-args", false, "check the arguments of Python tool calls against their schemas (400 listing each violation); default: as the LCP reference, no check")
+	if use < loadsTools {
+		return
+	}
+	fs.StringVar(&f.workspace, "workspace", "", "working `directory` of tool calls (default: the current directory)")
+	fs.StringVar(&f.python, "python", "", "Python `interpreter` for Python tools (default: python3 on PATH)")
 	fs.BoolVar(&f.sandbox, "sandbox", false, "run every Python tool library in the kernel sandbox (workspace writable, .git read-only, no network unless configured)")
+	if use < runsTools {
+		return
+	}
+	fs.DurationVar(&f.timeout, "timeout", 0, "time limit of each call, e.g. 30s (default: none)")
+	fs.BoolVar(&f.noCoerce, "no-coerce", false, "pass string arguments to Python tools as given, without coercion")
+	fs.BoolVar(&f.validate, "validate-args", false, "check the arguments of Python tool calls against their schemas (400 listing each violation); default: as the LCP reference, no check")
 	fs.StringVar(&f.llm, "llm", "", "OpenAI-compatible `endpoint` (BASE_URL[#MODEL]) that Python tools reach through lollms_client_instance.generate_text; key from $LCP_API_KEY or $OPENAI_API_KEY")
+	fs.StringVar(&f.tti, "tti", "", "OpenAI-compatible `endpoint` (BASE_URL[#MODEL]) of the image model of lollms_client_instance.generate_image (/images/generations)")
+	fs.StringVar(&f.tts, "tts", "", "OpenAI-compatible `endpoint` (BASE_URL[#MODEL]) of the speech model of lollms_client_instance.generate_audio (/audio/speech)")
+	fs.StringVar(&f.stt, "stt", "", "OpenAI-compatible `endpoint` (BASE_URL[#MODEL]) of the transcription model of lollms_client_instance.transcribe_audio (/audio/transcriptions)")
+	fs.StringVar(&f.modelCfg, "model-config", "", "JSON `file` of model profiles per modality (llm, tti, tts, stt) that tools switch between; after --llm, --tti, --tts and --stt")
+}
+
+// builtinLibraries are the libraries --autonomy sets the level of: the Go
+// built-ins and the built-in Python libraries.
+func builtinLibraries() []string {
+	var ids []string
+	for _, l := range builtin.Libraries() {
+		ids = append(ids, l.ID)
+	}
+	return append(ids, pylib.Libraries...)
+}
+
+// applyAutonomy sets level as the autonomy_level of every built-in
+// library whose host configuration has none.
+func applyAutonomy(configs map[string]map[string]any, level autonomy.Level) map[string]map[string]any {
+	if configs == nil {
+		configs = map[string]map[string]any{}
+	}
+	for _, id := range builtinLibraries() {
+		cfg := configs[id]
+		if cfg == nil {
+			cfg = map[string]any{}
+			configs[id] = cfg
+		}
+		if _, set := cfg[autonomy.Key]; !set {
+			cfg[autonomy.Key] = string(level)
+		}
+	}
+	return configs
 }
 
 // config builds the engine configuration the flags describe.
@@ -88,6 +152,13 @@ func (f *inventoryFlags) config() (*lcp.Config, error) {
 			return nil, usagef("--host-config %s: not a JSON object of objects keyed by library stem: %v", f.hostConfig, err)
 		}
 	}
+	if f.autonomy != "" {
+		level, err := autonomy.Parse(f.autonomy)
+		if err != nil {
+			return nil, usagef("--autonomy: %v", err)
+		}
+		cfg.HostToolConfigs = applyAutonomy(cfg.HostToolConfigs, level)
+	}
 	if f.mcpConfig != "" {
 		servers, err := mcp.LoadConfig(f.mcpConfig)
 		if err != nil {
@@ -95,12 +166,8 @@ func (f *inventoryFlags) config() (*lcp.Config, error) {
 		}
 		cfg.MCPServers = servers
 	}
-	if f.llm != "" {
-		base, model, err := llm.ParseEndpoint(f.llm)
-		if err != nil {
-			return nil, usagef("--llm: %v", err)
-		}
-		cfg.LLM = &llm.Client{BaseURL: base, Model: model, APIKey: llm.APIKeyFromEnv(f.lookupEnv())}
+	if err := f.models(cfg); err != nil {
+		return nil, err
 	}
 	if f.workspace != "" {
 		st, err := os.Stat(f.workspace)
@@ -114,6 +181,49 @@ func (f *inventoryFlags) config() (*lcp.Config, error) {
 	return cfg, nil
 }
 
+// models sets the models of the modalities: the endpoint of each flag
+// first (the default), then the profiles of --model-config.
+func (f *inventoryFlags) models(cfg *lcp.Config) error {
+	getenv := f.lookupEnv()
+	file := &llm.Modalities{}
+	if f.modelCfg != "" {
+		m, err := llm.LoadModalities(f.modelCfg, getenv)
+		if err != nil {
+			return usagef("--model-config: %v", err)
+		}
+		file = m
+	}
+	route := func(flag, endpoint string, profiles []llm.Profile) (llm.Endpoint, error) {
+		var all []llm.Profile
+		if endpoint != "" {
+			c, err := llm.NewProfileClient(endpoint, getenv)
+			if err != nil {
+				return nil, usagef("--%s: %v", flag, err)
+			}
+			all = append(all, llm.Profile{Alias: c.Model, Client: c})
+		}
+		for _, p := range profiles {
+			if p.Alias != "" && len(all) > 0 && all[0].Alias == p.Alias {
+				return nil, usagef("--model-config: the %s alias %q is the model of --%s already", flag, p.Alias, flag)
+			}
+			all = append(all, p)
+		}
+		return llm.Route(all), nil
+	}
+	var err error
+	var ep [4]llm.Endpoint
+	for i, m := range []struct {
+		flag, endpoint string
+		profiles       []llm.Profile
+	}{{"llm", f.llm, file.LLM}, {"tti", f.tti, file.TTI}, {"tts", f.tts, file.TTS}, {"stt", f.stt, file.STT}} {
+		if ep[i], err = route(m.flag, m.endpoint, m.profiles); err != nil {
+			return err
+		}
+	}
+	cfg.LLM, cfg.TTI, cfg.TTS, cfg.STT = ep[0], ep[1], ep[2], ep[3]
+	return nil
+}
+
 // engine builds the engine; adjust may change the configuration first.
 func (f *inventoryFlags) engine(ctx context.Context, adjust func(*lcp.Config)) (*lcp.Engine, error) {
 	cfg, err := f.config()
@@ -125,12 +235,32 @@ func (f *inventoryFlags) engine(ctx context.Context, adjust func(*lcp.Config)) (
 	}
 	eng, err := lcp.New(ctx, cfg)
 	if errors.Is(err, binding.ErrLibraryNotFound) {
+		for _, m := range f.mounts {
+			if strings.Contains(err.Error(), strconv.Quote(m)) {
+				return nil, usagef("--mount: no tool library %q in the tools folders or the built-in library.%s", m, didYouMean(suggest(m, f.mountable())))
+			}
+		}
 		return nil, usagef("--mount: %v", err)
 	}
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("%w", err)}
 	}
 	return eng, nil
+}
+
+// mountable lists the libraries --mount could name, for suggestions: the
+// built-in ones and the files and folders of the tools folders.
+func (f *inventoryFlags) mountable() []string {
+	names := builtinLibraries()
+	for _, dir := range f.tools {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if n := strings.TrimSuffix(e.Name(), ".py"); !strings.HasPrefix(n, ".") && (e.IsDir() || n != e.Name()) {
+				names = append(names, n)
+			}
+		}
+	}
+	return names
 }
 
 // watchFlags are the flags of the commands that can reload their tools.

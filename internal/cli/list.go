@@ -24,6 +24,8 @@ type ListOptions struct {
 	prompts   bool
 	dynamic   bool
 	libraries bool
+	// formatSet: --format was given, which asks for JSON in that format.
+	formatSet bool
 }
 
 // NewCmdList returns lcp list; runF runs it (nil: runList).
@@ -39,21 +41,35 @@ libraries that have them); --prompts prints the libraries' system prompts.
 source files, tools and diagnostics (with --json, one object per library).
 --precise reads annotations by their meaning (Literal -> enum, list[int] ->
 array of integers, Optional -> not required) instead of the LCP rule.`,
-		Args: cobra.NoArgs,
+		Example: `  # the built-in library's tools, as a table
+  $ lcp list
+
+  # a tools folder's specs for OpenAI's API
+  $ lcp list --tools ./my_tools --format openai
+
+  # the libraries, with their files and problems
+  $ lcp list --tools ./my_tools --libraries
+
+  # descriptions from tool_<name>_prompt functions, and the system prompts
+  $ lcp list --tools ./my_tools --dynamic
+  $ lcp list --tools ./my_tools --prompts`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.ctx = cmd.Context()
+			o.ctx, o.formatSet = cmd.Context(), cmd.Flags().Changed("format")
 			if runF != nil {
 				return runF(o)
 			}
 			return runList(o)
 		},
 	}
-	o.inv.register(cmd.Flags())
-	cmd.Flags().StringVar(&o.format, "format", "lcp", "spec `format`: lcp, openai, anthropic or mcp")
-	cmd.Flags().BoolVar(&o.json, "json", false, "print a JSON array of specs")
+	o.inv.register(cmd.Flags(), loadsTools)
+	cmd.Flags().StringVar(&o.format, "format", "lcp", "print a JSON array of specs in this `format`: lcp, openai, anthropic or mcp")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print a JSON array of specs (in the lcp format unless --format says another)")
 	cmd.Flags().BoolVar(&o.prompts, "prompts", false, "print the libraries' system prompts (tool_<stem>_prompt)")
 	cmd.Flags().BoolVar(&o.dynamic, "dynamic", false, "apply dynamic descriptions (tool_<name>_prompt)")
 	cmd.Flags().BoolVar(&o.libraries, "libraries", false, "list the libraries (metadata, files, tools, diagnostics) instead of the tools")
+	registerCompletions(cmd, &o.inv)
+	completeWith(cmd, "format", fixedValues("lcp", "openai", "anthropic", "mcp"))
 	return cmd
 }
 
@@ -79,7 +95,7 @@ func runList(o *ListOptions) error {
 	if o.libraries {
 		return printLibraries(ctx, env, eng, o.json)
 	}
-	if o.json {
+	if o.json || o.formatSet {
 		return writeSpecs(env.Stdout, infos, format)
 	}
 	printToolTable(env.Stdout, infos, env.stdoutIsTerminal())

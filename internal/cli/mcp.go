@@ -76,7 +76,7 @@ libraries' system prompts, the MCP servers' prompts and their arguments are
 served as MCP prompts. Without --llm, omni-tools (generate_text) ask the
 client's model through sampling when the client offers it.
 
---http listens on loopback (127.0.0.1:8765 if ADDR is empty); pages of other
+--http listens on loopback (127.0.0.1:8765 when ADDR is left out); pages of other
 origins and other Host names are refused. Every request must carry a bearer
 token ("Authorization: Bearer T"): --token, or $LCP_MCP_TOKEN, or one made
 up and printed on stderr at start. --no-token serves without one, on
@@ -95,7 +95,27 @@ flight have --drain-timeout to finish.
 Replicas: --stateless keeps no session, so any replica serves any
 request behind a round-robin balancer; --replica-id ID starts the session
 ids of a stateful replica, for a balancer that routes on them.`,
-		Args: cobra.NoArgs,
+		Example: `  # over stdio, as MCP clients start it (lcp mcp install writes their configuration)
+  $ lcp mcp --tools ./my_tools --watch
+
+  # over HTTP on 127.0.0.1:8765, with a token printed at start
+  $ lcp mcp --tools ./my_tools --http
+
+  # a shared server: any interface, a chosen token, no session state
+  $ LCP_MCP_TOKEN=$(openssl rand -hex 24) lcp mcp --http 0.0.0.0:8765 --stateless`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			// --http takes its address as --http=ADDR or --http ADDR;
+			// alone it means the default address (NoOptDefVal), so the
+			// word after it arrives as an argument.
+			if cmd.Flags().Changed("http") && len(args) == 1 && o.http == mcp.DefaultAddr {
+				if !isAddress(args[0]) {
+					return usagef("--http %q: want host:port, e.g. %s", args[0], mcp.DefaultAddr)
+				}
+				o.http = args[0]
+				return nil
+			}
+			return subcommandArgs(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.ctx, o.useHTTP = cmd.Context(), cmd.Flags().Changed("http")
 			if runF != nil {
@@ -104,10 +124,11 @@ ids of a stateful replica, for a balancer that routes on them.`,
 			return runMCP(o)
 		},
 	}
-	o.inv.register(cmd.Flags())
+	o.inv.register(cmd.Flags(), runsTools)
 	o.watch.register(cmd.Flags())
 	f := cmd.Flags()
-	f.StringVar(&o.http, "http", "", "serve streamable HTTP at this `address` (host:port) instead of stdio")
+	f.StringVar(&o.http, "http", "", "serve streamable HTTP at this `address` (host:port; alone: "+mcp.DefaultAddr+") instead of stdio")
+	f.Lookup("http").NoOptDefVal = mcp.DefaultAddr
 	f.StringVar(&o.token, "token", "", "bearer `token` HTTP requests must carry (default: $LCP_MCP_TOKEN, else a random one printed on stderr)")
 	f.BoolVar(&o.noToken, "no-token", false, "serve HTTP without a bearer token (loopback only: any local user can then run the tools)")
 	f.StringArrayVar(&o.origins, "allow-origin", nil, "an `origin` (scheme://host[:port]) whose pages may call the HTTP endpoint (repeatable)")
@@ -125,8 +146,19 @@ ids of a stateful replica, for a balancer that routes on them.`,
 	o.drain.register(f)
 	o.approval.register(f, true, "the client's user")
 	o.log.register(f, "log at debug level: each call, worker and request (never answer values)")
-	cmd.AddCommand(newMCPLoginCmd(env), newMCPLogoutCmd(env))
+	cmd.AddCommand(NewCmdMCPInstall(env, nil), newMCPLoginCmd(env), newMCPLogoutCmd(env))
+	registerCompletions(cmd, &o.inv)
 	return cmd
+}
+
+// isAddress reports whether s reads as the host:port (or :port) of --http
+// ADDR, "" being the default address.
+func isAddress(s string) bool {
+	if s == "" {
+		return true
+	}
+	_, port, err := net.SplitHostPort(s)
+	return err == nil && port != ""
 }
 
 // checkHTTP checks the flags that go with --http and returns the
@@ -182,7 +214,7 @@ func (o *MCPOptions) checkHTTP() (token string, generated bool, err error) {
 		}
 		addr := o.http
 		if addr == "" {
-			addr = "127.0.0.1:8765"
+			addr = mcp.DefaultAddr
 		}
 		if host, _, err := net.SplitHostPort(addr); err != nil || !web.IsLoopbackHost(host) {
 			return "", false, usagef("--no-token serves loopback only: %q is not a loopback address", addr)

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lcptools/lcp/internal/buildinfo"
 )
 
 // pythonTools writes a tools folder with a plain and an interactive LCP
@@ -24,6 +26,8 @@ func pythonTools(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	src := `"""Demo tools served over MCP."""
+
+TOOL_ANNOTATIONS = {"tool_add": {"title": "Add numbers", "readOnlyHint": True, "openWorldHint": False}}
 
 
 def tool_add(a: int, b: int = 2):
@@ -119,6 +123,10 @@ func TestMCPCommandOverStdio(t *testing.T) {
 	if err != nil {
 		t.Fatalf("connect: %v (stderr: %s)", err, stderr.String())
 	}
+	// The server says which lcp it is, in lcp version's words.
+	if info := cs.InitializeResult().ServerInfo; info.Name != "lcp" || info.Version != buildinfo.Version() {
+		t.Errorf("serverInfo = %+v, want lcp %s", info, buildinfo.Version())
+	}
 	list, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -129,6 +137,20 @@ func TestMCPCommandOverStdio(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(names, ","), "tool_add") || !strings.Contains(strings.Join(names, ","), "tool_pick_colour") {
 		t.Fatalf("tools = %v", names)
+	}
+	// The library's TOOL_ANNOTATIONS reach the client.
+	for _, tl := range list.Tools {
+		a := tl.Annotations
+		switch tl.Name {
+		case "tool_add":
+			if tl.Title != "Add numbers" || a == nil || a.Title != "Add numbers" || !a.ReadOnlyHint || a.OpenWorldHint == nil || *a.OpenWorldHint {
+				t.Errorf("tool_add: title %q, annotations %+v", tl.Title, a)
+			}
+		case "tool_pick_colour":
+			if tl.Title != "" || a != nil {
+				t.Errorf("tool_pick_colour declares nothing: title %q, annotations %+v", tl.Title, a)
+			}
+		}
 	}
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "tool_add", Arguments: map[string]any{"a": 40}})
 	if err != nil {

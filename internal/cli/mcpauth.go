@@ -46,6 +46,11 @@ The sign-in page opens in the browser (the link is printed too); lcp waits
 for it on a one-time listener on 127.0.0.1. Tokens are kept in
 mcp-oauth.json in lcp's configuration directory (readable by you only),
 never in the MCP configuration. --force signs in again from scratch.`,
+		Example: `  # every server of the configuration that asks for OAuth
+  $ lcp mcp login --mcp-config ./mcp.json
+
+  # one of them, from scratch
+  $ lcp mcp login --mcp-config ./mcp.json github --force`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runMCPLogin(cmd.Context(), env, o, args)
 		},
@@ -64,6 +69,8 @@ func newMCPLogoutCmd(env *Env) *cobra.Command {
 		Long: `Forget the tokens (and the client lcp registered) of the servers of an MCP
 configuration, all of them or those named; with --all, of every server lcp
 has signed in to. The servers' next use signs in again.`,
+		Example: `  $ lcp mcp logout --mcp-config ./mcp.json github
+  $ lcp mcp logout --all`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runMCPLogout(env, o, args)
 		},

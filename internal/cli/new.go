@@ -34,6 +34,9 @@ canonical results. It passes lcp check with no finding.
 LIBRARY must be a Python identifier. Nothing is overwritten: an existing
 DIR/LIBRARY or DIR/LIBRARY.py is an error. DIR (default: the current
 directory) is created when missing.`,
+		Example: `  $ lcp new my_notes --dir ./my_tools
+  $ lcp check --tools ./my_tools
+  $ lcp call --tools ./my_tools tool_my_notes_save_note file_name=notes.txt text=Hello`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("lcp new takes one library name, e.g. lcp new my_notes")
@@ -49,6 +52,7 @@ directory) is created when missing.`,
 		},
 	}
 	cmd.Flags().StringVar(&o.dir, "dir", ".", "the tools `folder` to create the library in")
+	registerCompletions(cmd, nil)
 	return cmd
 }
 

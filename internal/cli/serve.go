@@ -59,7 +59,12 @@ $LCP_SERVE_TOKEN; random and secret otherwise) in the X-LCP-Token header.
 /healthz and /readyz need no sign-in. On SIGTERM or Ctrl-C the page stops
 taking calls, declines pending approvals and lets calls in flight finish
 (--drain-timeout).`,
-		Args: cobra.NoArgs,
+		Example: `  # the page on 127.0.0.1:7777, opened in the browser
+  $ lcp serve --tools ./my_tools --open
+
+  # another port, the tools reloaded when they change
+  $ lcp serve --addr 127.0.0.1:9000 --watch`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.ctx = cmd.Context()
 			if runF != nil {
@@ -68,7 +73,7 @@ taking calls, declines pending approvals and lets calls in flight finish
 			return runServe(o)
 		},
 	}
-	o.inv.register(cmd.Flags())
+	o.inv.register(cmd.Flags(), runsTools)
 	o.watch.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&o.addr, "addr", "127.0.0.1:7777", "listen `address` (host:port; port 0 picks a free one)")
@@ -78,6 +83,7 @@ taking calls, declines pending approvals and lets calls in flight finish
 	o.approval.register(f, false, "the page")
 	o.drain.register(f)
 	o.log.register(f, "log requests and answers (never their values) on stderr")
+	registerCompletions(cmd, &o.inv)
 	return cmd
 }
 

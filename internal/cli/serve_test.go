@@ -199,7 +199,7 @@ def tool_hello(name: str, user_interaction_handler=None):
 		t.Fatal("serve did not stop")
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+	for !processGone(pid) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the Python worker %d outlived lcp serve", pid)
 		}
@@ -253,4 +253,15 @@ func setAuth(req *http.Request, auth string) {
 	default:
 		req.Header.Set(web.TokenHeader, auth)
 	}
+}
+
+// processGone reports whether no process pid exists any more.
+func processGone(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return true
+	}
+	defer p.Release()
+	err = p.Signal(syscall.Signal(0))
+	return errors.Is(err, os.ErrProcessDone) || errors.Is(err, syscall.ESRCH)
 }

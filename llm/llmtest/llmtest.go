@@ -2,7 +2,11 @@
 // for tests: each request gets the next scripted Reply (an answer, tool
 // calls, an HTTP error, a raw body), streamed as server-sent events when the
 // request asks for a stream, and every request is recorded so that a test
-// can check what the model was sent.
+// can check what the model was sent. It also serves the endpoints of the
+// other modalities — images (/images/generations), speech
+// (/audio/speech, /audio/voices) and transcription
+// (/audio/transcriptions) — with the fixed answers of its fields, and
+// records those requests too (MediaRequests).
 //
 //	srv := llmtest.New(t,
 //		llmtest.Calls(llmtest.Call("call_1", "tool_add", `{"a":2,"b":3}`)),
@@ -15,6 +19,7 @@ package llmtest
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -82,16 +87,96 @@ type Request struct {
 	Fields map[string]json.RawMessage
 }
 
-// Server is the scripted server. Its methods are safe for concurrent use.
+// Server is the scripted server. Its methods are safe for concurrent use;
+// set its fields before the requests they answer.
 type Server struct {
 	*httptest.Server
 	// Models is what GET /models lists.
 	Models []string
+	// Image is the image of POST /images/generations (a 1x1 PNG by
+	// default), sent as b64_json, or as a link to GET /files/image when
+	// the request asks for "response_format": "url".
+	Image []byte
+	// Speech is the sound of POST /audio/speech (a short WAV by default),
+	// sent with the Content-Type SpeechType (audio/wav by default).
+	Speech     []byte
+	SpeechType string
+	// Transcript is the text of POST /audio/transcriptions.
+	Transcript string
+	// Voices is what GET /audio/voices lists; nil answers 404, as OpenAI's
+	// API does.
+	Voices []string
+	// MediaHandler, when set, answers the media requests instead (errors,
+	// slow answers).
+	MediaHandler http.HandlerFunc
 
 	mu       sync.Mutex
 	replies  []Reply
 	requests []Request
+	media    []MediaRequest
 	extra    int
+}
+
+// MediaRequest is a request to a media endpoint.
+type MediaRequest struct {
+	Method, Path string
+	Header       http.Header
+	// Fields are the JSON body's top-level fields, or the form's values
+	// (as JSON strings) of a multipart request.
+	Fields map[string]json.RawMessage
+	// File and FileName are the uploaded file of a multipart request.
+	File     []byte
+	FileName string
+}
+
+// Field returns a field of the request as a string: the JSON string's
+// text, else the JSON itself ("" when absent).
+func (r MediaRequest) Field(name string) string {
+	raw, ok := r.Fields[name]
+	if !ok {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// Pixel is a 1x1 red PNG, the default image.
+var Pixel = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00\x90wS\xde" +
+	"\x00\x00\x00\x0cIDATx\x9cc\xf8\xcf\xc0\x00\x00\x03\x01\x01\x00\xc9\xfe\x92\xef\x00\x00\x00\x00IEND\xaeB`\x82")
+
+// Beep is a short WAV (8 kHz, 16-bit, mono, a few samples), the default
+// speech.
+var Beep = wav(8)
+
+func wav(samples int) []byte {
+	data := make([]byte, 2*samples)
+	var b bytes.Buffer
+	le32 := func(v int) { b.Write([]byte{byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24)}) }
+	le16 := func(v int) { b.Write([]byte{byte(v), byte(v >> 8)}) }
+	b.WriteString("RIFF")
+	le32(36 + len(data))
+	b.WriteString("WAVEfmt ")
+	le32(16)
+	le16(1)
+	le16(1)
+	le32(8000)
+	le32(16000)
+	le16(2)
+	le16(16)
+	b.WriteString("data")
+	le32(len(data))
+	b.Write(data)
+	return b.Bytes()
+}
+
+// MediaRequests returns the media requests received so far.
+func (s *Server) MediaRequests() []MediaRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]MediaRequest(nil), s.media...)
 }
 
 // New starts a server with the scripted replies; it is closed when the
@@ -154,6 +239,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.serveModels(w)
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions"):
 		s.serveChat(w, r)
+	case r.Method == http.MethodGet && r.URL.Path == "/files/image":
+		w.Header().Set("Content-Type", http.DetectContentType(s.image()))
+		_, _ = w.Write(s.image())
+	case strings.HasSuffix(r.URL.Path, "/images/generations"), strings.HasSuffix(r.URL.Path, "/audio/speech"),
+		strings.HasSuffix(r.URL.Path, "/audio/transcriptions"), strings.HasSuffix(r.URL.Path, "/audio/voices"):
+		s.serveMedia(w, r)
 	default:
 		http.Error(w, `{"error":{"message":"not found"}}`, http.StatusNotFound)
 	}
@@ -373,4 +464,71 @@ func Huge(n int) Reply {
 	}
 	b.WriteString(`"}}]}`)
 	return Reply{Body: b.String()}
+}
+
+func (s *Server) image() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Image != nil {
+		return s.Image
+	}
+	return Pixel
+}
+
+// serveMedia records a media request and answers it.
+func (s *Server) serveMedia(w http.ResponseWriter, r *http.Request) {
+	req := MediaRequest{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Fields: map[string]json.RawMessage{}}
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+		if err := r.ParseMultipartForm(32 << 20); err == nil {
+			for k, vs := range r.MultipartForm.Value {
+				req.Fields[k], _ = json.Marshal(vs[0])
+			}
+			if fh := r.MultipartForm.File["file"]; len(fh) > 0 {
+				req.FileName = fh[0].Filename
+				if f, err := fh[0].Open(); err == nil {
+					req.File, _ = io.ReadAll(f)
+					f.Close()
+				}
+			}
+		}
+	} else if r.Body != nil {
+		body, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(body, &req.Fields)
+	}
+	s.mu.Lock()
+	s.media = append(s.media, req)
+	h, speech, speechType, transcript, voices := s.MediaHandler, s.Speech, s.SpeechType, s.Transcript, s.Voices
+	s.mu.Unlock()
+	if h != nil {
+		h(w, r)
+		return
+	}
+	writeJSON := func(v any) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(v)
+	}
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/images/generations"):
+		if req.Field("response_format") == "url" {
+			writeJSON(map[string]any{"created": 1, "data": []any{map[string]any{"url": s.URL + "/files/image"}}})
+			return
+		}
+		writeJSON(map[string]any{"created": 1, "data": []any{map[string]any{
+			"b64_json": base64.StdEncoding.EncodeToString(s.image()), "revised_prompt": "llmtest: " + req.Field("prompt")}}})
+	case strings.HasSuffix(r.URL.Path, "/audio/speech"):
+		if speech == nil {
+			speech = Beep
+		}
+		if speechType == "" {
+			speechType = "audio/wav"
+		}
+		w.Header().Set("Content-Type", speechType)
+		_, _ = w.Write(speech)
+	case strings.HasSuffix(r.URL.Path, "/audio/transcriptions"):
+		writeJSON(map[string]any{"text": transcript})
+	case voices == nil:
+		writeError(w, http.StatusNotFound, "llmtest: no voice list")
+	default:
+		writeJSON(map[string]any{"voices": voices})
+	}
 }

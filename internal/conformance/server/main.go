@@ -12,9 +12,10 @@
 // names the suite calls with tool.Rename (tool_simple_text as
 // test_simple_text...); their rich results follow lcp's convention (the
 // "_lcp_content" key), their sampling goes through
-// lollms_client_instance.generate_text. Logging and progress come from
-// native tools (tool.Log, tool.ReportProgress), as do the forms
-// (tool.AskForm) and the tool with a JSON Schema 2020-12 input schema.
+// lollms_client_instance.generate_text, their logging and progress
+// through the log_handler and progress_handler the worker injects. The
+// forms (tool.AskForm) and the tool with a JSON Schema 2020-12 input
+// schema are native tools.
 // The prompts are the library's system prompt and prompts registered
 // with tool.NewPrompts; the resources are added with Server.AddResource.
 // Calls that run long are polled (HTTPOptions.PollAfter): the suite's
@@ -90,6 +91,8 @@ var renames = map[string]string{
 	"tool_multiple_content_types": "test_multiple_content_types",
 	"tool_error_handling":         "test_error_handling",
 	"tool_sampling":               "test_sampling",
+	"tool_with_logging":           "test_tool_with_logging",
+	"tool_with_progress":          "test_tool_with_progress",
 }
 
 // newServer builds the engine and its MCP server.
@@ -189,31 +192,6 @@ func nativeTools() (*native.Toolset, error) {
 		tools = append(tools, t)
 	}
 	noArgs := json.RawMessage(`{"type":"object","properties":{}}`)
-	add(native.Func(tool.Info{Name: "test_tool_with_logging", Description: "Logs three records while it runs.", InputSchema: noArgs},
-		func(ctx context.Context, _ map[string]any) (any, error) {
-			tool.Log(ctx, "info", "Tool execution started")
-			if err := sleep(ctx, 50*time.Millisecond); err != nil {
-				return nil, err
-			}
-			tool.Log(ctx, "info", "Tool processing data")
-			if err := sleep(ctx, 50*time.Millisecond); err != nil {
-				return nil, err
-			}
-			tool.Log(ctx, "info", "Tool execution completed")
-			return "Tool with logging executed successfully", nil
-		}))
-	add(native.Func(tool.Info{Name: "test_tool_with_progress", Description: "Reports its progress: 0, 50, 100 of 100.", InputSchema: noArgs},
-		func(ctx context.Context, _ map[string]any) (any, error) {
-			for i, p := range []float64{0, 50, 100} {
-				if i > 0 {
-					if err := sleep(ctx, 50*time.Millisecond); err != nil {
-						return nil, err
-					}
-				}
-				tool.ReportProgress(ctx, p, 100, fmt.Sprintf("step %d of 3", i+1))
-			}
-			return "Tool with progress executed successfully", nil
-		}))
 	add(native.Func(tool.Info{Name: "test_reconnection", Description: "Runs long enough for its event stream to be closed and resumed (SSE polling).", InputSchema: noArgs},
 		func(ctx context.Context, _ map[string]any) (any, error) {
 			if err := sleep(ctx, 3*pollAfter); err != nil {

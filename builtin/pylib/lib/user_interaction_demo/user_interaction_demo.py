@@ -15,6 +15,12 @@ TOOL_LIBRARY_NAME = "User Interaction Demo"
 TOOL_LIBRARY_DESC = "Demonstrates operator approval and user questions (select, secret, text) by preparing a deployment plan."
 TOOL_LIBRARY_ICON = "🚀"
 
+# Hints for MCP clients (read by lcp without running this module): the
+# tool only returns a plan; it deploys nothing.
+TOOL_ANNOTATIONS = {
+    "tool_prepare_deployment": {"title": "Prepare deployment", "readOnlyHint": True, "openWorldHint": False},
+}
+
 STRATEGIES = ["blue-green", "rolling", "canary"]
 
 _CONFIRM_HANDLER = None

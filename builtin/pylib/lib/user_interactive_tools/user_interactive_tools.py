@@ -29,6 +29,19 @@ TOOL_LIBRARY_NAME = "User Interactive Tools"
 TOOL_LIBRARY_DESC = "Configures service connections with the user's API key, region and description, and tests them with the operator's approval."
 TOOL_LIBRARY_ICON = "🔐"
 
+# Hints for MCP clients (read by lcp without running this module).
+TOOL_ANNOTATIONS = {
+    "tool_configure_service_connection": {
+        "title": "Configure service connection",
+        "readOnlyHint": False, "destructiveHint": True,  # replaces a saved connection
+        "idempotentHint": False, "openWorldHint": False,
+    },
+    "tool_test_service_connection": {
+        "title": "Test service connection",
+        "readOnlyHint": True, "openWorldHint": True,  # one outbound request
+    },
+}
+
 REGIONS = ["eu-west", "us-east", "us-west", "ap-south"]
 CONNECTIONS_FILE = "service_connections.json"
 DEFAULT_TEST_URL = "https://example.com/"

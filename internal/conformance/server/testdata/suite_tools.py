@@ -3,11 +3,14 @@
 Plain LCP tools: the fixture serves them under the names the suite calls
 (tool_simple_text as test_simple_text...) with tool.Rename. Rich results
 use lcp's convention: content blocks under the "_lcp_content" key, with
-bytes or base64 text as their data.
+bytes or base64 text as their data. Logging and progress go through the
+log_handler and progress_handler the worker injects into the tools that
+declare them.
 """
 
 import io
 import struct
+import time
 import wave
 import zlib
 
@@ -76,6 +79,29 @@ def tool_multiple_content_types():
             "text": '{"test":"data","value":123}',
         }},
     ]}
+
+
+def tool_with_logging(log_handler=None):
+    """Logs three records while it runs."""
+    # The pauses let the client see the records arrive while the call runs
+    # (the worker sends a call's records at most every 50 ms).
+    log_handler("Tool execution started")
+    time.sleep(0.06)
+    log_handler("Tool processing data")
+    time.sleep(0.06)
+    log_handler("Tool execution completed")
+    return "Tool with logging executed successfully"
+
+
+def tool_with_progress(progress_handler=None):
+    """Reports its progress: 0, 50, 100 of 100."""
+    # Reports closer than 50 ms apart are merged into the latest: pause
+    # between them so that the client gets all three.
+    for i, p in enumerate((0, 50, 100)):
+        if i:
+            time.sleep(0.06)
+        progress_handler(p, 100, f"step {i + 1} of 3")
+    return "Tool with progress executed successfully"
 
 
 def tool_error_handling():
