@@ -17,7 +17,7 @@ import (
 	"github.com/lcptools/lcp/tool"
 )
 
-func needPython(t *testing.T) {
+func needPython(t testing.TB) {
 	t.Helper()
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed")

@@ -273,7 +273,9 @@ func (b *Binding) addTo(t *table, e *entry) {
 	stem := e.file.Stem
 	b.defaultsMu.Lock()
 	if b.defaults[stem] == nil {
-		b.defaults[stem] = &tool.HandlerOptions{Workspace: b.ws, Config: b.opts.HostConfigs[stem]}
+		// run returns as soon as its context ends (the worker stops the
+		// call in the background), so that Drive runs calls inline.
+		b.defaults[stem] = &tool.HandlerOptions{Workspace: b.ws, Config: b.opts.HostConfigs[stem], ReturnsOnCancel: true}
 	}
 	e.defaults = b.defaults[stem]
 	b.defaultsMu.Unlock()

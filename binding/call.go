@@ -6,10 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/lcptools/lcp/hitl"
+	"github.com/lcptools/lcp/internal/jsonscan"
 	"github.com/lcptools/lcp/pysrc"
 	"github.com/lcptools/lcp/tool"
 	"github.com/lcptools/lcp/worker"
@@ -51,6 +52,10 @@ func (b *Binding) run(ctx context.Context, e *entry, c *tool.CallRequest) (*tool
 		Config:    cfg,
 		Handlers:  b.handlers(),
 		Timeout:   b.opts.CallTimeout,
+		// The handler may run the call in its caller's goroutine
+		// (HandlerOptions.ReturnsOnCancel): a cancelled call returns at
+		// once and stops in the background.
+		ReturnOnCancel: true,
 	}
 	if b.opts.Host != nil {
 		req.HasLLM = b.opts.Host.HasLLM()
@@ -82,30 +87,51 @@ func (b *Binding) run(ctx context.Context, e *entry, c *tool.CallRequest) (*tool
 
 // prepareArgs applies steps 2-4 of the contract: hidden names removed,
 // defaults filled, values coerced. It returns the arguments as a JSON
-// object.
+// object, its keys sorted so that requests are deterministic (the last of
+// duplicate keys wins, as in a decoded object). The object is walked, not
+// decoded: values pass through as the caller wrote them.
 func (b *Binding) prepareArgs(e *entry, raw json.RawMessage) (json.RawMessage, error) {
 	name := e.info.Name
-	args := map[string]json.RawMessage{}
+	var stack [12]arg
+	args := stack[:0]
 	if t := bytes.TrimSpace(raw); len(t) > 0 && string(t) != "null" {
 		if t[0] != '{' {
 			return nil, &tool.InvalidArgumentsError{Tool: name, Message: "arguments must be a JSON object"}
 		}
-		if err := json.Unmarshal(t, &args); err != nil {
+		if !json.Valid(t) {
+			var m map[string]json.RawMessage
+			err := json.Unmarshal(t, &m) // for its words
+			if err == nil {
+				err = errors.New("invalid JSON")
+			}
 			return nil, &tool.InvalidArgumentsError{Tool: name, Message: "arguments are not valid JSON: " + err.Error()}
 		}
-		if args == nil {
-			args = map[string]json.RawMessage{}
+		var kerr error
+		_ = jsonscan.WalkObject(t, func(k, v []byte) bool {
+			key, err := jsonscan.UnquoteKey(k)
+			if err != nil {
+				kerr = err
+				return false
+			}
+			if pysrc.IsHiddenParam(key) {
+				return true
+			}
+			if i := argIndex(args, key); i >= 0 {
+				args[i].val = v
+			} else {
+				args = append(args, arg{key: key, val: v})
+			}
+			return true
+		})
+		if kerr != nil {
+			return nil, &tool.InvalidArgumentsError{Tool: name, Message: "arguments are not valid JSON: " + kerr.Error()}
 		}
 	}
-	for k := range args {
-		if pysrc.IsHiddenParam(k) {
-			delete(args, k)
-		}
-	}
-	var filled []string // defaults the call left out: not validated
+	filled := false // defaults the call left out are not validated
 	for _, p := range e.src.Params {
-		v, ok := args[p.Name]
-		if !ok {
+		i := argIndex(args, p.Name)
+		if i < 0 {
+			var v json.RawMessage
 			switch {
 			case p.Default != nil:
 				v = p.Default
@@ -114,56 +140,80 @@ func (b *Binding) prepareArgs(e *entry, raw json.RawMessage) (json.RawMessage, e
 			default:
 				continue
 			}
-			filled = append(filled, p.Name)
+			args = append(args, arg{key: p.Name, val: v, filled: true})
+			i, filled = len(args)-1, true
 		}
 		if !b.opts.NoCoercion {
-			v = tool.Coerce(p.Type, v)
+			args[i].val = tool.Coerce(p.Type, args[i].val)
 		}
-		args[p.Name] = v
 	}
+	slices.SortFunc(args, func(a, b arg) int { return strings.Compare(a.key, b.key) })
 	if e.schema != nil {
-		given := args
-		if len(filled) > 0 {
-			given = make(map[string]json.RawMessage, len(args))
-			for k, v := range args {
-				given[k] = v
-			}
-			for _, k := range filled {
-				delete(given, k)
-			}
-		}
-		raw, err := marshalSorted(given)
-		if err != nil {
-			return nil, err
-		}
-		if vs := e.schema.ValidateValidJSON(raw); len(vs) > 0 {
+		given := appendArgs(nil, args, false)
+		if vs := e.schema.ValidateValidJSON(given); len(vs) > 0 {
 			return nil, &tool.InvalidArgumentsError{Tool: name, Message: "arguments do not match the input schema", Violations: vs}
 		}
+		if !filled {
+			return given, nil
+		}
 	}
-	return marshalSorted(args)
+	return appendArgs(nil, args, true), nil
 }
 
-// marshalSorted writes an object with its keys sorted, so that requests
-// are deterministic.
-func marshalSorted(m map[string]json.RawMessage) (json.RawMessage, error) {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var buf bytes.Buffer
-	buf.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			buf.WriteByte(',')
+// arg is one member of a call's arguments.
+type arg struct {
+	key    string
+	val    json.RawMessage
+	filled bool // a default the call left out
+}
+
+func argIndex(args []arg, key string) int {
+	for i := range args {
+		if args[i].key == key {
+			return i
 		}
-		kb, _ := json.Marshal(k)
-		buf.Write(kb)
-		buf.WriteByte(':')
-		buf.Write(m[k])
 	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	return -1
+}
+
+// appendArgs appends args as a JSON object; withFilled says whether the
+// defaults the call left out are written too.
+func appendArgs(dst []byte, args []arg, withFilled bool) []byte {
+	if dst == nil {
+		n := 2
+		for _, a := range args {
+			n += len(a.key) + len(a.val) + 4
+		}
+		dst = make([]byte, 0, n)
+	}
+	dst = append(dst, '{')
+	first := true
+	for _, a := range args {
+		if a.filled && !withFilled {
+			continue
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = appendKey(dst, a.key)
+		dst = append(dst, ':')
+		dst = append(dst, a.val...)
+	}
+	return append(dst, '}')
+}
+
+// appendKey appends a key as json.Marshal writes it.
+func appendKey(dst []byte, k string) []byte {
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			kb, _ := json.Marshal(k)
+			return append(dst, kb...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, k...)
+	return append(dst, '"')
 }
 
 // result turns the worker's reply into the normalized result.

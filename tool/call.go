@@ -68,8 +68,10 @@ func Drive(ctx context.Context, h Handler, args json.RawMessage, opts *CallOptio
 	if opts == nil {
 		opts = &CallOptions{}
 	}
+	drv := &driver{ctx: ctx, opts: opts}
 	step, err := h.Invoke(ctx, Invocation{CallID: opts.CallID, Arguments: args, Workspace: opts.Workspace,
-		Context: opts.Context, Conversation: opts.Conversation, OnEvent: opts.OnEvent, Parent: opts.Parent, Generator: opts.Generator})
+		Context: opts.Context, Conversation: opts.Conversation, OnEvent: opts.OnEvent, Parent: opts.Parent, Generator: opts.Generator,
+		driver: drv})
 	// declined holds the answer to the call's last confirmation when it
 	// was a decline: a failure after it is a refusal (Result.Rejection).
 	var declined *Rejection
@@ -97,6 +99,9 @@ func Drive(ctx context.Context, h Handler, args json.RawMessage, opts *CallOptio
 	if err != nil {
 		_ = h.Cancel(err.Error()) // a ClosedError when the call is already over
 		return nil, err
+	}
+	if declined == nil {
+		declined = drv.declined // the call ran inline and asked from there
 	}
 	if declined != nil && step.Result != nil && !step.Result.Success {
 		step.Result.Rejection = declined

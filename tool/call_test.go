@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -194,4 +196,155 @@ func TestEventsAndHelpers(t *testing.T) {
 	if CallFromContext(context.Background()).Listening() {
 		t.Error("no call listens")
 	}
+}
+
+// goroutineID returns the id of the calling goroutine (tests only).
+func goroutineID() string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	return strings.Fields(string(buf))[1]
+}
+
+// A handler whose function returns on cancel runs the calls Drive makes in
+// Drive's goroutine, and answers requests made from other goroutines (a
+// Python worker's) as Drive's loop would: the hooks see them, a wrong
+// answer is declined with a reason, and one request is answered at a time.
+func TestDriveRunsReturnsOnCancelInline(t *testing.T) {
+	info := Info{Name: "pick", Library: Library{ID: "lib"}, Interactions: AllInteractions}
+	drive := goroutineID()
+	var ranIn string
+	var got []string
+	var gotErr error
+	fn := func(ctx context.Context, c *CallRequest) (*Result, error) {
+		ranIn = goroutineID()
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		for _, opt := range []string{"red", "green"} {
+			wg.Go(func() {
+				s, err := AskSelect(ctx, "Colour", "Pick "+opt, []string{"red", "blue"}, "")
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					gotErr = err
+					return
+				}
+				got = append(got, s)
+			})
+		}
+		wg.Wait()
+		return textResult("done"), nil
+	}
+	h := NewHandler(&info, fn, &HandlerOptions{ReturnsOnCancel: true})
+	var inAnswer atomic.Int32
+	var requests, responses atomic.Int32
+	res, err := Drive(context.Background(), h, nil, &CallOptions{
+		OnRequest:  func(r *Request) { requests.Add(1) },
+		OnResponse: func(r *Request, resp Response) { responses.Add(1) },
+		Respond: func(_ context.Context, r *Request) Response {
+			if inAnswer.Add(1) != 1 {
+				t.Error("two requests answered at once")
+			}
+			defer inAnswer.Add(-1)
+			if r.Tool != "pick" || r.Library != "lib" || r.ID == "" {
+				t.Errorf("request %+v", r)
+			}
+			time.Sleep(10 * time.Millisecond)
+			return r.Submitted(strings.TrimPrefix(r.Prompt, "Pick "))
+		},
+	})
+	if err != nil || res.Text() != "done" {
+		t.Fatalf("Drive = %+v, %v", res, err)
+	}
+	if ranIn != drive {
+		t.Errorf("the call ran in goroutine %s, Drive's is %s", ranIn, drive)
+	}
+	var d *InteractionDeclinedError
+	if len(got) != 1 || got[0] != "red" || !errors.As(gotErr, &d) || !strings.Contains(d.Reason, "not one of the options") {
+		t.Errorf("answers %v, error %v: want red and a decline that says why", got, gotErr)
+	}
+	if requests.Load() != 2 || responses.Load() != 2 {
+		t.Errorf("hooks saw %d requests, %d responses", requests.Load(), responses.Load())
+	}
+
+	// Stepped by hand, the same handler runs in a goroutine of its own.
+	h = NewHandler(&info, askCityFn, &HandlerOptions{ReturnsOnCancel: true})
+	step, err := h.Invoke(context.Background(), Invocation{})
+	if err != nil || step.Request == nil {
+		t.Fatalf("Invoke = %+v, %v", step, err)
+	}
+	if step, err = h.Respond(context.Background(), step.Request.Submitted("Oslo")); err != nil || step.Result.Text() != "weather in Oslo" {
+		t.Fatalf("Respond = %+v, %v", step, err)
+	}
+}
+
+// An inline call ends as a call in a goroutine does: cancelled while it
+// runs or while its request is answered, and its children ask its caller.
+func TestDriveInlineCancellation(t *testing.T) {
+	info := Info{Name: "wait", Interactions: AllInteractions}
+	started := make(chan struct{})
+	h := NewHandler(&info, func(ctx context.Context, c *CallRequest) (*Result, error) {
+		close(started)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}, &HandlerOptions{ReturnsOnCancel: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-started; cancel() }()
+	var ce *CancelledError
+	if _, err := Drive(ctx, h, nil, nil); !errors.As(err, &ce) {
+		t.Fatalf("cancelled while running: %v", err)
+	}
+
+	var askErr error
+	h = NewHandler(&info, func(ctx context.Context, c *CallRequest) (*Result, error) {
+		_, askErr = AskText(ctx, "t", "p", false)
+		return nil, askErr
+	}, &HandlerOptions{ReturnsOnCancel: true})
+	ctx, cancel = context.WithCancel(context.Background())
+	_, err := Drive(ctx, h, nil, &CallOptions{Respond: func(_ context.Context, r *Request) Response {
+		cancel()
+		return r.Submitted("late")
+	}})
+	if !errors.As(err, &ce) || !errors.As(askErr, &ce) {
+		t.Fatalf("cancelled while answering: Drive %v, the tool got %v", err, askErr)
+	}
+
+	child := Info{Name: "child", Interactions: Capabilities{Confirm: true}}
+	parent := Info{Name: "parent", Interactions: AllInteractions}
+	inline := &HandlerOptions{ReturnsOnCancel: true}
+	ts := newFuncs().add(child, nil).add(parent, nil)
+	ts.fns = map[string]RunFunc{
+		"child": func(ctx context.Context, c *CallRequest) (*Result, error) {
+			d, _, err := Confirm(ctx, "rm x", "delete", nil)
+			return textResult(string(d)), err
+		},
+		"parent": func(ctx context.Context, c *CallRequest) (*Result, error) {
+			return Call(ctx, inlineSet{ts, inline}, "child", nil, &CallOptions{Parent: c})
+		},
+	}
+	res, err := Call(context.Background(), inlineSet{ts, inline}, "parent", nil, &CallOptions{
+		Respond: func(_ context.Context, r *Request) Response {
+			if r.Tool != "parent" {
+				t.Errorf("the child's request names %q", r.Tool)
+			}
+			return r.Submitted(Allow)
+		},
+	})
+	if err != nil || res.Text() != "allow" {
+		t.Fatalf("nested inline call = %+v, %v", res, err)
+	}
+}
+
+// inlineSet hands out handlers of a funcs toolset with options.
+type inlineSet struct {
+	*funcs
+	opts *HandlerOptions
+}
+
+func (s inlineSet) Handler(_ context.Context, name string) (Handler, error) {
+	for i := range s.infos {
+		if s.infos[i].Name == name {
+			return NewHandler(&s.infos[i], s.fns[name], s.opts), nil
+		}
+	}
+	return nil, &UnknownToolError{Name: name}
 }

@@ -72,6 +72,13 @@ type HandlerOptions struct {
 	// Config is the tool's library configuration
 	// (host_tool_configs[library]); nil means empty.
 	Config map[string]any
+	// ReturnsOnCancel promises that the RunFunc returns as soon as its
+	// context ends (stopping its work in the background if it must), as
+	// the Python binding's does. Drive then runs a call of a tool that may
+	// ask in the caller's goroutine, answering its requests from the
+	// goroutine that asks, instead of running it in a goroutine of its
+	// own; a handler driven step by step (Invoke, Respond) is unchanged.
+	ReturnsOnCancel bool
 }
 
 // emptyConfig is the Config of calls whose library has none. It is shared

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/lcptools/lcp/internal/jsonscan"
 )
 
 // outputKeys are the keys whose value becomes the output, in order, when a
@@ -195,8 +197,8 @@ type field struct {
 func decodeObject(data []byte) ([]field, error) {
 	fields := make([]field, 0, 8)
 	var kerr error
-	err := walkObject(data, func(k, v []byte) bool {
-		key, err := unquoteKey(k)
+	err := jsonscan.WalkObject(data, func(k, v []byte) bool {
+		key, err := jsonscan.UnquoteKey(k)
 		if err != nil {
 			kerr = err
 			return false

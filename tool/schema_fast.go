@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+
+	"github.com/lcptools/lcp/internal/jsonscan"
 )
 
 // fastSchema is a compiled form of the JSON schemas most tools have — an
@@ -181,15 +183,15 @@ func (s *fastSchema) valid(v []byte) bool {
 		if s.items == nil {
 			return true
 		}
-		i := skipWS(v, 1)
+		i := jsonscan.SkipWS(v, 1)
 		for i < len(v) && v[i] != ']' {
-			e := skipValue(v, i)
+			e := jsonscan.SkipValue(v, i)
 			if !s.items.valid(v[i:e]) {
 				return false
 			}
-			i = skipWS(v, e)
+			i = jsonscan.SkipWS(v, e)
 			if i < len(v) && v[i] == ',' {
-				i = skipWS(v, i+1)
+				i = jsonscan.SkipWS(v, i+1)
 			}
 		}
 	}
@@ -205,7 +207,7 @@ func (s *fastSchema) validObject(v []byte) bool {
 		return false
 	}
 	ok := true
-	_ = walkObject(v, func(k, val []byte) bool {
+	_ = jsonscan.WalkObject(v, func(k, val []byte) bool {
 		key := k[1 : len(k)-1]
 		if bytes.IndexByte(key, '\\') >= 0 {
 			ok = false // escaped names: let the full validator compare them

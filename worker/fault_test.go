@@ -409,6 +409,59 @@ func TestCloseStopsBusyWorkers(t *testing.T) {
 
 var _ = os.Getpid
 
+// With ReturnOnCancel, a cancelled call returns at once and is stopped in
+// the background as it would be otherwise: a tool that stops keeps its
+// worker (and the library's state), one that does not loses its worker
+// after the grace, and the next call reports the reset.
+func TestReturnOnCancel(t *testing.T) {
+	requirePython(t)
+	t.Parallel()
+	for _, tc := range []struct {
+		fn     string
+		killed bool
+	}{{"tool_loop", false}, {"tool_sleep", true}} {
+		t.Run(tc.fn, func(t *testing.T) {
+			t.Parallel()
+			f := newFaultRun(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(200*time.Millisecond, cancel)
+			_, err := f.p.Call(ctx, &Request{CallID: "c", Workspace: f.ws, Library: f.lib, Function: tc.fn, ReturnOnCancel: true}, nil)
+			if !errors.Is(err, ErrCancelled) || !errors.Is(err, context.Canceled) {
+				t.Fatalf("err = %v, want a cancellation", err)
+			}
+			if strings.Contains(err.Error(), "killed") {
+				t.Fatalf("err = %v: the call waited for its stop", err)
+			}
+			if tc.killed {
+				// The next call waits for the kill (its worker is doomed) or
+				// runs beside the stopping call and the one after it sees the
+				// reset.
+				waitDoomed(t, f)
+			}
+			f.checkState(t, tc.killed)
+		})
+	}
+}
+
+// waitDoomed waits until the pool has killed the worker of f's library.
+func waitDoomed(t *testing.T, f *faultRun) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		dead := true
+		for _, pr := range f.p.liveProcs(nil) {
+			if !pr.doomed.Load() && !pr.isDead() {
+				dead = false
+			}
+		}
+		if dead {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the worker of the call that did not stop was not killed")
+}
+
 // signalZero sends the null signal to pid: nil when the process exists.
 func signalZero(pid int) error {
 	p, err := os.FindProcess(pid)

@@ -171,14 +171,18 @@ func (p *Pool) run(ctx context.Context, op string, req *Request, host Host) (*in
 	if err != nil {
 		return nil, nil, false, err
 	}
-	defer s.inflight.Add(-1)
 	pr, err := p.procFor(ctx, s, req.Function)
 	if err != nil {
+		s.inflight.Add(-1)
 		return nil, nil, false, err
 	}
 	reset := pr.resetPending.CompareAndSwap(true, false)
-	h, payload, err := pr.call(ctx, op, req, host)
-	pr.lastUsed.Store(time.Now().UnixNano())
+	h, payload, err := pr.call(ctx, op, req, host, func() {
+		// The call is over in the worker (for a call that returned on
+		// cancel, once it has stopped).
+		pr.lastUsed.Store(time.Now().UnixNano())
+		s.inflight.Add(-1)
+	})
 	if err != nil {
 		if reset {
 			pr.resetPending.Store(true)

@@ -130,14 +130,17 @@ func (pr *proc) deathError() error {
 }
 
 // call sends one operation and waits for its result, enforcing the time
-// limit and the context.
-func (pr *proc) call(ctx context.Context, op string, req *Request, host Host) (*inHeader, []byte, error) {
+// limit and the context. end runs once the call is over in the worker:
+// before call returns, or, for a request with ReturnOnCancel whose context
+// ended, once the call has stopped in the background.
+func (pr *proc) call(ctx context.Context, op string, req *Request, host Host, end func()) (*inHeader, []byte, error) {
 	pc := &pcall{id: pr.pool.seq.Add(1), callID: req.CallID, host: host,
 		done: make(chan frameIn, 1), promote: make(chan struct{}, 1)}
 	pc.ctx, pc.cancel = context.WithCancel(ctx)
-	defer pc.cancel()
 	overlap, err := pr.register(pc)
 	if err != nil {
+		pc.cancel()
+		end()
 		return nil, nil, err
 	}
 	size := 160 + len(req.Function) + len(req.Args) + len(req.Context) + len(req.Config)
@@ -149,6 +152,8 @@ func (pr *proc) call(ctx context.Context, op string, req *Request, host Host) (*
 	pc.sent = time.Now()
 	if err := pipe.write(frame); err != nil {
 		pr.release(pc)
+		pc.cancel()
+		end()
 		select {
 		case <-pr.dead:
 		case <-time.After(5 * time.Second):
@@ -157,11 +162,29 @@ func (pr *proc) call(ctx context.Context, op string, req *Request, host Host) (*
 		}
 		return nil, nil, pr.deathError()
 	}
-	f, err := pr.await(ctx, pc, req)
+	w := pr.newWait(ctx, pc, req)
+	f, left, err := w.wait(req.ReturnOnCancel)
+	if left {
+		// The caller gave up and leaves: the call is stopped as it would
+		// be with the caller waiting, and its later events are dropped.
+		if q := pc.events.Load(); q != nil {
+			q.wait(ctx)
+		}
+		go func() {
+			_, _, _ = w.wait(false) // its error is the stop's: the caller has its own
+			w.close()
+			pc.cancel()
+			end()
+		}()
+		return nil, nil, err
+	}
+	w.close()
 	if q := pc.events.Load(); q != nil {
 		// The call's events reach its host before its result does.
 		q.wait(ctx)
 	}
+	pc.cancel()
+	end()
 	return f.h, f.payload, err
 }
 
@@ -172,40 +195,59 @@ const (
 	killing  // it did not stop: its worker is being killed
 )
 
-// await waits for pc's result. While pc leads it reads the reply pipe
-// itself; otherwise it waits for its frame or for the lead.
-func (pr *proc) await(ctx context.Context, pc *pcall, req *Request) (frameIn, error) {
-	defer pr.release(pc)
+// newWait starts waiting for pc's result; close ends it.
+func (pr *proc) newWait(ctx context.Context, pc *pcall, req *Request) *callWait {
+	w := &callWait{pr: pr, pc: pc, req: req, ctx: ctx, ctxDone: ctx.Done(), spin: pr.spin.worth()}
 	if ctx.Done() != nil {
 		// A leader parked in poll(2) learns of the cancellation by a kick.
-		stop := context.AfterFunc(ctx, pr.kick)
-		defer stop()
+		w.unkick = context.AfterFunc(ctx, pr.kick)
 	}
-	w := &callWait{pr: pr, pc: pc, req: req, ctx: ctx, ctxDone: ctx.Done()}
 	if req.Timeout > 0 {
 		w.deadline = pc.sent.Add(req.Timeout)
 	}
-	defer w.stopTimer()
-	spin := pr.spin.worth()
+	return w
+}
+
+// close ends pc's part in the proc once the wait is over.
+func (w *callWait) close() {
+	if w.unkick != nil {
+		w.unkick()
+	}
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.pr.release(w.pc)
+}
+
+// wait waits for pc's result. While pc leads it reads the reply pipe
+// itself; otherwise it waits for its frame or for the lead. With leave, it
+// returns as soon as the context ended and the call is told to stop,
+// reporting left: the caller must then wait again (without leave) for the
+// stop to complete.
+func (w *callWait) wait(leave bool) (f frameIn, left bool, err error) {
+	pr, pc := w.pr, w.pc
 	for {
 		if f, ok := w.result(); ok {
 			if w.phase != running {
-				return frameIn{}, w.stopError()
+				return frameIn{}, false, w.stopError()
 			}
 			pr.spin.observe(time.Since(pc.sent))
-			return f, nil
+			return f, false, nil
 		}
 		if pr.isDead() {
 			if w.phase == running {
-				return frameIn{}, pr.deathError()
+				return frameIn{}, false, pr.deathError()
 			}
-			return frameIn{}, w.stopError()
+			return frameIn{}, false, w.stopError()
 		}
 		if !w.advance(time.Now()) {
-			return frameIn{}, w.stopError()
+			return frameIn{}, false, w.stopError()
 		}
-		if pr.leads(pc) && pr.readFor(pc, w.deadline, spin) {
-			spin = false
+		if leave && w.phase == stopping && w.ctx.Err() != nil {
+			return frameIn{}, true, w.stopError()
+		}
+		if pr.leads(pc) && pr.readFor(pc, w.deadline, w.spin) {
+			w.spin = false
 			continue
 		}
 		w.block()
@@ -225,6 +267,8 @@ type callWait struct {
 	timedOut, killed bool
 	got              *frameIn // a frame block received
 	timer            *time.Timer
+	unkick           func() bool // stops the kick on cancellation
+	spin             bool        // poll before parking, once
 }
 
 // result returns the call's frame if it arrived. A caller that gave up
@@ -292,12 +336,6 @@ func (w *callWait) block() {
 	case <-w.ctxDone:
 	case <-timerC:
 	case <-w.pr.dead:
-	}
-}
-
-func (w *callWait) stopTimer() {
-	if w.timer != nil {
-		w.timer.Stop()
 	}
 }
 

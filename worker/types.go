@@ -123,6 +123,15 @@ type Request struct {
 	HasLLM, HasDiscussion bool
 	// Timeout limits the call; 0 means none.
 	Timeout time.Duration
+	// ReturnOnCancel makes Call return as soon as its context ends, with
+	// ErrCancelled (a *TimeoutError without a limit for a deadline),
+	// while the call is stopped in the background exactly as it would be
+	// otherwise: the worker is told to cancel it, and killed if the tool
+	// does not stop within Options.CancelGrace. Events the call reports
+	// after that are dropped. Without it Call returns once the call has
+	// stopped, with what stopping it took (a *TimeoutError with Killed,
+	// say).
+	ReturnOnCancel bool
 }
 
 // Exception describes a Python exception.

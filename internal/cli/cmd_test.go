@@ -163,8 +163,8 @@ func TestMCPAndServeFlags(t *testing.T) {
 		m.drain.timeout != 5*time.Second || m.log.format != "json" {
 		t.Errorf("mcp options %+v", m)
 	}
-	if err := parse(t, NewCmdMCP(testEnv(), func(o *MCPOptions) error { m = o; return nil }), "--http", "127.0.0.1:0", "--no-token", "--replica-id", "r1"); err != nil ||
-		!m.noToken || m.replicaID != "r1" || m.drain.timeout != 30*time.Second || m.maxSessions != mcp.DefaultMaxSessions {
+	if err := parse(t, NewCmdMCP(testEnv(), func(o *MCPOptions) error { m = o; return nil }), "--http", "127.0.0.1:0", "--no-token", "--replica-id", "r1", "--json-response"); err != nil ||
+		!m.noToken || m.replicaID != "r1" || !m.jsonResponse || m.drain.timeout != 30*time.Second || m.maxSessions != mcp.DefaultMaxSessions {
 		t.Errorf("mcp options %+v, %v", m, err)
 	}
 	if err := parse(t, NewCmdMCP(testEnv(), func(o *MCPOptions) error { m = o; return nil })); err != nil || m.useHTTP || m.watch.watch {

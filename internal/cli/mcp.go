@@ -40,9 +40,10 @@ type MCPOptions struct {
 	log      logFlags
 	drain    drainFlags
 
-	stateless   bool
-	replicaID   string
-	metricsAddr string
+	stateless    bool
+	replicaID    string
+	metricsAddr  string
+	jsonResponse bool
 	// The limits (see mcp.ServerOptions and mcp.HTTPOptions).
 	maxSessions        int
 	sessionIdle        time.Duration
@@ -134,6 +135,7 @@ ids of a stateful replica, for a balancer that routes on them.`,
 	f.StringArrayVar(&o.hosts, "allow-host", nil, "a Host `name` accepted besides loopback, e.g. behind a proxy (repeatable)")
 	f.BoolVar(&o.stateless, "stateless", false, "keep no session: any replica serves any request (questions go through input-required results or the approval policy)")
 	f.StringVar(&o.replicaID, "replica-id", "", "start every session id with this `id` and a dot, for a balancer that routes sessions to their replica")
+	f.BoolVar(&o.jsonResponse, "json-response", false, "answer each request of a session with one JSON body instead of an event stream (less CPU; progress and questions then need the client's GET stream)")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics on this `address` without a token (default: on the MCP address, behind the token)")
 	f.IntVar(&o.maxSessions, "max-sessions", mcp.DefaultMaxSessions, "sessions kept at once; -1 for no limit (0: the default)")
 	f.DurationVar(&o.sessionIdle, "session-idle", mcp.DefaultSessionTimeout, "close sessions idle for this long")
@@ -162,10 +164,10 @@ func isAddress(s string) bool {
 // checkHTTP checks the flags that go with --http and returns the
 // bearer token to require ("" with --no-token).
 func (o *MCPOptions) checkHTTP() (token string, generated bool, err error) {
-	httpOnly := o.token != "" || o.noToken || len(o.origins) > 0 || len(o.hosts) > 0 || o.stateless || o.replicaID != "" || o.metricsAddr != ""
+	httpOnly := o.token != "" || o.noToken || len(o.origins) > 0 || len(o.hosts) > 0 || o.stateless || o.replicaID != "" || o.metricsAddr != "" || o.jsonResponse
 	if !o.useHTTP {
 		if httpOnly {
-			return "", false, usagef("--token, --no-token, --allow-origin, --allow-host, --stateless, --replica-id and --metrics-addr go with --http")
+			return "", false, usagef("--token, --no-token, --allow-origin, --allow-host, --stateless, --replica-id, --metrics-addr and --json-response go with --http")
 		}
 		return "", false, nil
 	}
@@ -179,6 +181,9 @@ func (o *MCPOptions) checkHTTP() (token string, generated bool, err error) {
 		if o.stateless {
 			return "", false, usagef("--replica-id names the sessions of a stateful replica; --stateless keeps none")
 		}
+	}
+	if o.jsonResponse && o.stateless {
+		return "", false, usagef("--json-response answers the requests of sessions; --stateless keeps none")
 	}
 	// Zero means the default (as for options built without flags).
 	for _, l := range []struct {
@@ -242,7 +247,7 @@ func runMCP(o *MCPOptions) error {
 	}
 	httpOpts := &mcp.HTTPOptions{Token: token, AllowedOrigins: o.origins, AllowedHosts: o.hosts,
 		MaxSessions: o.maxSessions, SessionTimeout: o.sessionIdle, MaxBatch: o.maxBatch,
-		Stateless: o.stateless, DrainTimeout: o.drain.timeout}
+		Stateless: o.stateless, DrainTimeout: o.drain.timeout, JSONResponse: o.jsonResponse}
 	if o.drain.timeout == 0 {
 		httpOpts.DrainTimeout = -1
 	}

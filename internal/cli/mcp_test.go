@@ -275,6 +275,8 @@ func TestMCPCommandFlagErrors(t *testing.T) {
 		{[]string{"mcp", "--http", "127.0.0.1:0", "--no-token", "--token", "x"}, "contradicts --token"},
 		{[]string{"mcp", "--token", "x"}, "go with --http"},
 		{[]string{"mcp", "--stateless"}, "go with --http"},
+		{[]string{"mcp", "--json-response"}, "go with --http"},
+		{[]string{"mcp", "--http", "127.0.0.1:0", "--json-response", "--stateless"}, "keeps none"},
 		{[]string{"mcp", "--http", "127.0.0.1:0", "--replica-id", "a b"}, "only ASCII letters"},
 		{[]string{"mcp", "--http", "127.0.0.1:0", "--replica-id", "r1", "--stateless"}, "keeps none"},
 		{[]string{"mcp", "--http", "127.0.0.1:0", "--max-batch", "-1"}, "batches are always capped"},
