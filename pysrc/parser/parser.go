@@ -157,10 +157,9 @@ func (p *parser) tokAt(i int) *tk {
 		if p.eofSeen {
 			return &p.toks[len(p.toks)-1]
 		}
-		t := p.scanner.Next()
-		p.toks = append(p.toks, t)
-		if t.Tok == token.EOF {
-			p.eofSeen = true
+		p.toks = p.scanner.AppendNext(p.toks)
+		if p.toks[len(p.toks)-1].Tok == token.EOF {
+			p.eofSeen = true // and the scanner's last token
 		}
 	}
 	return &p.toks[i-p.base]
@@ -177,7 +176,12 @@ func (p *parser) compact() {
 }
 
 func (p *parser) load() {
-	t := p.tokAt(p.i)
+	var t *tk
+	if j := p.i - p.base; j < len(p.toks) {
+		t = &p.toks[j] // a token looked at before: no call
+	} else {
+		t = p.tokAt(p.i)
+	}
 	p.tok, p.pos, p.end, p.lit = t.Tok, t.Pos, t.End, p.scanner.Lit(*t)
 }
 

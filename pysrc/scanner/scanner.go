@@ -36,14 +36,6 @@ import (
 // ErrorHandler is called for every error the scanner finds.
 type ErrorHandler func(pos token.Position, msg string)
 
-// item is a queued token. It holds no pointers (the literal is sliced
-// from the source when the token is returned), which keeps queueing cheap.
-type item struct {
-	pos, end int
-	tok      token.Token
-	norm     int // index+1 in Scanner.norms of a normalized name, or 0
-}
-
 type bracket struct {
 	ch   byte
 	offs int
@@ -81,7 +73,7 @@ type Scanner struct {
 	altIndents []int
 	brackets   []bracket
 	modes      []mode
-	queue      []item
+	queue      []Item // tokens scanned, not yet returned from queue[qhead]
 	norms      []string
 	qhead      int
 	lastTok    token.Token
@@ -133,13 +125,13 @@ func (s *Scanner) peek(k int) byte {
 func (s *Scanner) eof() bool { return s.offs >= len(s.src) }
 
 func (s *Scanner) push(pos, end int, tok token.Token) {
-	s.queue = append(s.queue, item{pos, end, tok, 0})
+	s.queue = append(s.queue, Item{token.Pos(pos + 1), token.Pos(end + 1), tok, 0})
 }
 
 // pushNorm queues a name whose literal differs from its source text.
 func (s *Scanner) pushNorm(pos, end int, tok token.Token, lit string) {
 	s.norms = append(s.norms, lit)
-	s.queue = append(s.queue, item{pos, end, tok, len(s.norms)})
+	s.queue = append(s.queue, Item{token.Pos(pos + 1), token.Pos(end + 1), tok, len(s.norms)})
 }
 
 // TokenEnd returns the position just after the last token returned by Scan.
@@ -160,7 +152,7 @@ func (s *Scanner) Scan() (token.Pos, token.Token, string) {
 type Item struct {
 	Pos, End token.Pos
 	Tok      token.Token
-	norm     int
+	norm     int // index+1 in Scanner.norms of a normalized name, or 0
 }
 
 // Next returns the next token as an Item.
@@ -170,11 +162,34 @@ func (s *Scanner) Next() Item {
 		s.qhead = 0
 		s.next()
 	}
-	it := &s.queue[s.qhead]
+	t := s.queue[s.qhead]
 	s.qhead++
-	s.lastTok = it.tok
-	s.lastEnd = token.Pos(it.end + 1)
-	return Item{token.Pos(it.pos + 1), token.Pos(it.end + 1), it.tok, it.norm}
+	s.lastTok, s.lastEnd = t.Tok, t.End
+	return t
+}
+
+// AppendNext appends the next tokens to dst and returns the extended
+// slice: at least one, and every token the scanner found in the same
+// step (a line's DEDENT tokens and the token after them, say), which
+// spares a caller that stores tokens in bulk a call and a copy per token.
+// Calls to Next and AppendNext may be mixed; the order of the tokens is
+// the same.
+func (s *Scanner) AppendNext(dst []Item) []Item {
+	if s.qhead < len(s.queue) {
+		dst = append(dst, s.queue[s.qhead:]...)
+	} else {
+		// Scan straight into dst, then take the queue's buffer back.
+		own := s.queue[:0]
+		s.queue = dst
+		s.next()
+		dst = s.queue
+		s.queue = own
+	}
+	s.queue = s.queue[:0]
+	s.qhead = 0
+	last := dst[len(dst)-1]
+	s.lastTok, s.lastEnd = last.Tok, last.End
+	return dst
 }
 
 // Lit returns the literal of an Item (see Scan).
@@ -192,6 +207,7 @@ func (s *Scanner) inBrackets() bool { return len(s.brackets) > 0 || len(s.modes)
 
 // next appends at least one token to the queue.
 func (s *Scanner) next() {
+	mark := len(s.queue)
 	if s.done {
 		s.push(len(s.src), len(s.src), token.EOF)
 		return
@@ -209,7 +225,7 @@ func (s *Scanner) next() {
 			if s.indentation() {
 				continue // blank line consumed
 			}
-			if len(s.queue) > 0 {
+			if len(s.queue) > mark {
 				return
 			}
 		}
