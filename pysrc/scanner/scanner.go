@@ -230,22 +230,25 @@ func (s *Scanner) next() {
 			}
 		}
 		// skip white space
-		i := s.offs
-		for i < len(s.src) && (s.src[i] == ' ' || s.src[i] == '\t' || s.src[i] == '\f') {
+		src, i := s.src, s.offs
+		for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\f') {
 			i++
 		}
 		s.offs = i
-		if s.eof() {
+		if i >= len(src) {
 			s.atEOF()
 			return
 		}
-		start := s.offs
-		c := s.src[start]
-		switch {
-		case c == '#':
+		start := i
+		c := src[i]
+		switch byteClass[c] {
+		case classIdent:
+			s.scanIdentOrString()
+			return
+		case classComment:
 			s.skipComment()
 			continue
-		case c == '\n' || c == '\r':
+		case classNewline:
 			s.skipNewline()
 			if s.inBrackets() {
 				continue
@@ -253,7 +256,7 @@ func (s *Scanner) next() {
 			s.atBOL = true
 			s.push(start, s.offs, token.NEWLINE)
 			return
-		case c == '\\':
+		case classBackslash:
 			s.offs++
 			if s.eof() {
 				s.error(s.offs, "unexpected EOF while parsing")
@@ -268,13 +271,15 @@ func (s *Scanner) next() {
 			}
 			s.error(s.offs, "unexpected character after line continuation character")
 			continue
-		case isIdentStart(c):
-			s.scanIdentOrString()
-			return
-		case isDigit(c) || (c == '.' && isDigit(s.peek(1))):
+		case classDigit:
 			s.scanNumber()
 			return
-		case c == '"' || c == '\'':
+		case classDot:
+			if isDigit(s.peek(1)) {
+				s.scanNumber()
+				return
+			}
+		case classQuote:
 			s.scanString(start, start, false, false, false)
 			return
 		}
@@ -459,19 +464,69 @@ func isIdentStart(c byte) bool {
 
 func isIdentChar(c byte) bool { return isIdentStart(c) || isDigit(c) }
 
-// identChar is isIdentChar as a table.
-var identChar = func() (t [256]bool) {
+// The classes of the first byte of a token, for next's dispatch.
+const (
+	classOther = iota // operators, and bytes that start no token
+	classIdent
+	classDigit
+	classDot
+	classQuote
+	classComment
+	classNewline
+	classBackslash
+)
+
+var byteClass = func() (t [256]uint8) {
 	for c := 0; c < 256; c++ {
-		t[c] = isIdentChar(byte(c))
+		switch b := byte(c); {
+		case isIdentStart(b):
+			t[c] = classIdent
+		case isDigit(b):
+			t[c] = classDigit
+		case b == '.':
+			t[c] = classDot
+		case b == '"' || b == '\'':
+			t[c] = classQuote
+		case b == '#':
+			t[c] = classComment
+		case b == '\n' || b == '\r':
+			t[c] = classNewline
+		case b == '\\':
+			t[c] = classBackslash
+		}
+	}
+	return
+}()
+
+// identClass is 1 for the ASCII bytes of identifiers, 2 for the bytes of
+// non-ASCII characters (checked one by one later) and 0 for the others.
+var identClass = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c >= 0x80:
+			t[c] = 2
+		case isIdentChar(byte(c)):
+			t[c] = 1
+		}
+	}
+	return
+}()
+
+// stringPrefix marks the letters of string prefixes (b, r, u, f).
+var stringPrefix = func() (t [256]bool) {
+	for _, c := range "bBrRuUfF" {
+		t[c] = true
 	}
 	return
 }()
 
 func (s *Scanner) scanIdentOrString() {
 	start := s.offs
+	if !stringPrefix[s.src[start]] {
+		goto ident
+	}
 	// String prefixes, as tokenizer.c checks them.
-	var sawB, sawR, sawU, sawF bool
-	for !s.eof() {
+	for sawB, sawR, sawU, sawF := false, false, false, false; !s.eof(); {
 		c := s.src[s.offs]
 		switch {
 		case !(sawB || sawU || sawF) && (c == 'b' || c == 'B'):
@@ -492,21 +547,22 @@ func (s *Scanner) scanIdentOrString() {
 		}
 	}
 ident:
-	ascii := true
-	i := s.offs
-	for i < len(s.src) && identChar[s.src[i]] {
-		if s.src[i] >= 0x80 {
-			ascii = false
+	var class uint8
+	src, i := s.src, s.offs
+	for i < len(src) {
+		k := identClass[src[i]]
+		if k == 0 {
+			break
 		}
+		class |= k
 		i++
 	}
 	s.offs = i
-	raw := s.src[start:s.offs]
-	if ascii {
-		lit := s.text[start:s.offs]
-		s.push(start, s.offs, token.Lookup(lit))
+	if class < 2 { // ASCII
+		s.push(start, i, token.Lookup(s.text[start:i]))
 		return
 	}
+	raw := s.src[start:s.offs]
 	// Non-ASCII: every rune must be an identifier character of the raw
 	// text; the name itself is the NFKC normalization (PEP 3131).
 	first := true
@@ -590,9 +646,18 @@ func (s *Scanner) scanString(start, q int, isBytes, raw, isF bool) {
 		s.push(start, s.offs, token.FSTRING_START)
 		return
 	}
+	plain := &plainInString[0]
+	if quote == '"' {
+		plain = &plainInString[1]
+	}
 	if triple {
 		s.offs = q + 3
 		for {
+			i := s.offs
+			for i < len(s.src) && plain[s.src[i]] {
+				i++
+			}
+			s.offs = i
 			if s.eof() {
 				s.error(start, "unterminated triple-quoted string literal (detected at line "+itoa(s.file.Line(s.file.Pos(len(s.src))))+")")
 				break
@@ -613,6 +678,11 @@ func (s *Scanner) scanString(start, q int, isBytes, raw, isF bool) {
 	} else {
 		s.offs = q + 1
 		for {
+			i := s.offs
+			for i < len(s.src) && plain[s.src[i]] {
+				i++
+			}
+			s.offs = i
 			if s.eof() || s.src[s.offs] == '\n' || s.src[s.offs] == '\r' {
 				s.error(start, "unterminated string literal (detected at line "+itoa(s.file.Line(s.file.Pos(s.offs)))+")")
 				break
@@ -638,6 +708,18 @@ func (s *Scanner) scanString(start, q int, isBytes, raw, isF bool) {
 	}
 	s.push(start, s.offs, token.STRING)
 }
+
+// plainInString marks the bytes that need no attention in a string
+// literal quoted with ' (index 0) or " (index 1): not the quote, a
+// backslash or a line break.
+var plainInString = func() (t [2][256]bool) {
+	for c := 0; c < 256; c++ {
+		for i, q := range []int{'\'', '"'} {
+			t[i][c] = c != q && c != '\\' && c != '\n' && c != '\r'
+		}
+	}
+	return
+}()
 
 func itoa(n int) string { return fmt.Sprint(n) }
 
@@ -855,6 +937,15 @@ var ops1 = [128]token.Token{
 	'.': token.DOT, '%': token.PERCENT, '~': token.TILDE, '^': token.CIRCUMFLEX, '@': token.AT, '!': token.EXCLAMATION,
 }
 
+// opPrefix marks the first characters of the two- and three-character
+// operators.
+var opPrefix = func() (t [128]bool) {
+	for _, c := range "!%&*+-/:<=>@^|." {
+		t[c] = true
+	}
+	return
+}()
+
 func (s *Scanner) scanOperator() bool {
 	start := s.offs
 	c := s.src[start]
@@ -885,6 +976,10 @@ func (s *Scanner) scanOperator() bool {
 			return true
 		}
 	}
+	if c < 128 && ops1[c] != 0 && !opPrefix[c] {
+		// a delimiter that starts no longer operator: ( ) [ ] { } , ; ~
+		goto single
+	}
 	if start+3 <= len(s.src) {
 		if tok := op3(s.src[start], s.src[start+1], s.src[start+2]); tok != token.ILLEGAL {
 			s.offs += 3
@@ -902,6 +997,7 @@ func (s *Scanner) scanOperator() bool {
 	if c >= 128 || ops1[c] == 0 {
 		return false
 	}
+single:
 	tok := ops1[c]
 	s.offs++
 	switch c {
