@@ -690,7 +690,18 @@ func (p *parser) parseImportFrom() ast.Stmt {
 	return st
 }
 
-var augOps = map[token.Token]token.Token{
+// augOp is the binary operator of an augmented assignment token, or
+// ILLEGAL.
+func augOp(tok token.Token) token.Token {
+	if tok >= 0 && int(tok) < len(augOps) {
+		return augOps[tok]
+	}
+	return token.ILLEGAL
+}
+
+// augOps is indexed by token (a table: this is asked for every
+// expression statement).
+var augOps = [...]token.Token{
 	token.PLUSEQUAL: token.PLUS, token.MINEQUAL: token.MINUS, token.STAREQUAL: token.STAR,
 	token.SLASHEQUAL: token.SLASH, token.PERCENTEQUAL: token.PERCENT, token.AMPEREQUAL: token.AMPER,
 	token.VBAREQUAL: token.VBAR, token.CIRCUMFLEXEQUAL: token.CIRCUMFLEX, token.LEFTSHIFTEQUAL: token.LEFTSHIFT,
@@ -732,15 +743,18 @@ func (p *parser) parseExprOrAssign() ast.Stmt {
 		st.Span = ast.Span{From: pos, To: p.prevEnd()}
 		return st
 	case token.EQUAL:
-		targets := []ast.Expr{first}
+		// the targets wait on the expression stack, then move to the arena
+		tmark := len(p.exprs)
+		p.exprs = append(p.exprs, first)
 		var value ast.Expr
 		for p.tok == token.EQUAL {
 			p.next()
 			value = p.parseAssignRHS()
 			if p.tok == token.EQUAL {
-				targets = append(targets, value)
+				p.exprs = append(p.exprs, value)
 			}
 		}
+		targets := popStack(&p.exprs, tmark, &p.ar.exprLists)
 		for _, t := range targets {
 			p.checkTarget(t, targetAssign)
 		}
@@ -748,7 +762,7 @@ func (p *parser) parseExprOrAssign() ast.Stmt {
 		a.Span, a.Targets, a.Value = ast.Span{From: pos, To: p.prevEnd()}, targets, value
 		return a
 	}
-	if op, ok := augOps[p.tok]; ok {
+	if op := augOp(p.tok); op != token.ILLEGAL {
 		p.checkAugTarget(first)
 		p.next()
 		value := p.parseAssignRHS()

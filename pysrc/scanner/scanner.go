@@ -562,9 +562,16 @@ ident:
 		s.push(start, i, token.Lookup(s.text[start:i]))
 		return
 	}
+	s.scanNonASCIIIdent(start)
+}
+
+// scanNonASCIIIdent queues the identifier (or the ILLEGAL token) of the
+// bytes from start to s.offs, which hold a non-ASCII character. It is a
+// function of its own so that the common ASCII path keeps a small frame.
+func (s *Scanner) scanNonASCIIIdent(start int) {
 	raw := s.src[start:s.offs]
-	// Non-ASCII: every rune must be an identifier character of the raw
-	// text; the name itself is the NFKC normalization (PEP 3131).
+	// Every rune must be an identifier character of the raw text; the
+	// name itself is the NFKC normalization (PEP 3131).
 	first := true
 	for i := 0; i < len(raw); {
 		r, n := utf8.DecodeRune(raw[i:])
