@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/lcptools/lcp/pysrc/ast"
 	"github.com/lcptools/lcp/pysrc/parser"
@@ -77,52 +78,84 @@ func extract(filename string, src []byte) *File {
 }
 
 // detach copies the strings that may share memory with the source (the
-// parser does not copy it), so that the File owns all its data.
+// parser does not copy it), so that the File owns all its data. They go
+// into one buffer per file: one allocation instead of one per string.
 func (f *File) detach() {
-	f.Library.Name = strings.Clone(f.Library.Name)
-	f.Library.Description = strings.Clone(f.Library.Description)
-	f.Library.Icon = strings.Clone(f.Library.Icon)
+	n := len(f.Library.Name) + len(f.Library.Description) + len(f.Library.Icon)
 	for i := range f.Prompts {
-		f.Prompts[i].Name = strings.Clone(f.Prompts[i].Name)
+		n += len(f.Prompts[i].Name)
 	}
 	for _, t := range f.Tools {
-		t.Name = strings.Clone(t.Name)
-		t.Description = strings.Clone(t.Description)
-		// Required and Declared repeat the parameter names: one copy each
-		var pairs [][2]string
-		var names map[string]string
-		if len(t.Declared) > 16 {
-			names = make(map[string]string, len(t.Declared))
-		}
-		clone := func(s string) string {
-			if names != nil {
-				if c, ok := names[s]; ok {
-					return c
-				}
-				c := strings.Clone(s)
-				names[s] = c
-				return c
-			}
-			for _, p := range pairs {
-				if p[0] == s {
-					return p[1]
-				}
-			}
-			c := strings.Clone(s)
-			pairs = append(pairs, [2]string{s, c})
-			return c
-		}
+		n += len(t.Name) + len(t.Description)
 		for i := range t.Params {
-			t.Params[i].Name = clone(t.Params[i].Name)
-			t.Params[i].Description = strings.Clone(t.Params[i].Description)
+			n += len(t.Params[i].Description) // names: the copies of Declared
 		}
-		for i := range t.Required {
-			t.Required[i] = clone(t.Required[i])
-		}
-		for i := range t.Declared {
-			t.Declared[i] = clone(t.Declared[i])
+		for _, s := range t.Declared {
+			n += len(s)
 		}
 	}
+	c := copier{make([]byte, 0, n)}
+	f.Library.Name = c.copy(f.Library.Name)
+	f.Library.Description = c.copy(f.Library.Description)
+	f.Library.Icon = c.copy(f.Library.Icon)
+	for i := range f.Prompts {
+		f.Prompts[i].Name = c.copy(f.Prompts[i].Name)
+	}
+	for _, t := range f.Tools {
+		t.Name = c.copy(t.Name)
+		t.Description = c.copy(t.Description)
+		for i := range t.Params {
+			t.Params[i].Description = c.copy(t.Params[i].Description)
+		}
+		// Params and Required repeat names of Declared: they share its
+		// copies.
+		for i := range t.Declared {
+			t.Declared[i] = c.copy(t.Declared[i])
+		}
+		var copies map[string]string
+		if len(t.Declared) > 16 {
+			copies = make(map[string]string, len(t.Declared))
+			for _, s := range t.Declared {
+				copies[s] = s
+			}
+		}
+		declared := func(s string) string {
+			if copies != nil {
+				if d, ok := copies[s]; ok {
+					return d
+				}
+			} else {
+				for _, d := range t.Declared {
+					if d == s {
+						return d
+					}
+				}
+			}
+			return strings.Clone(s) // not declared: cannot happen
+		}
+		for i := range t.Params {
+			t.Params[i].Name = declared(t.Params[i].Name)
+		}
+		for i := range t.Required {
+			t.Required[i] = declared(t.Required[i])
+		}
+	}
+}
+
+// copier copies strings into one buffer, which never grows beyond its
+// capacity: the copies made never move.
+type copier struct{ buf []byte }
+
+func (c *copier) copy(s string) string {
+	if s == "" {
+		return ""
+	}
+	if len(c.buf)+len(s) > cap(c.buf) {
+		return strings.Clone(s) // more than was counted: cannot happen
+	}
+	start := len(c.buf)
+	c.buf = append(c.buf, s...)
+	return unsafe.String(&c.buf[start], len(s))
 }
 
 type extractor struct {
@@ -390,6 +423,9 @@ func docstring(body []ast.Stmt) string {
 }
 
 func (x *extractor) checkPrompts() {
+	if len(x.f.Prompts) == 0 {
+		return
+	}
 	tools := map[string]bool{}
 	for _, t := range x.f.Tools {
 		tools[t.Name] = true
