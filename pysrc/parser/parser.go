@@ -121,8 +121,7 @@ func parse(filename string, src []byte, arena *Arena, shared bool) (mod *ast.Mod
 	p.tokenize()
 	mod = p.parseModule()
 	// The window (grown for the longest statement) serves the next
-	// parse with this arena; what it holds is no longer needed.
-	clear(p.toks[:cap(p.toks)])
+	// parse with this arena. Tokens hold no pointers: nothing to clear.
 	arena.toks = p.toks[:0]
 	p.errors.Sort()
 	return mod, file, p.errors.Err()
