@@ -58,8 +58,10 @@ type parser struct {
 	leadGroup *group
 	exprs     []ast.Expr // arguments of the calls being parsed
 	kws       []*ast.Keyword
-	base      int  // absolute index of p.toks[0]
-	eofSeen   bool // the scanner returned EOF
+	params    []*ast.Arg  // parameters of the defs and lambdas being parsed
+	cmpOps    []ast.CmpOp // operators of the comparisons being parsed
+	base      int         // absolute index of p.toks[0]
+	eofSeen   bool        // the scanner returned EOF
 
 	errors   scanner.ErrorList
 	lastLine int // line of the last error, to report one error per line
@@ -263,7 +265,7 @@ func (p *parser) got(tok token.Token) bool {
 // given back and try returns false.
 func (p *parser) try(f func()) (ok bool) {
 	save := p.i
-	emark, kmark := len(p.exprs), len(p.kws)
+	marks := p.stackMarks()
 	p.trial++
 	defer func() {
 		p.trial--
@@ -272,7 +274,7 @@ func (p *parser) try(f func()) (ok bool) {
 				panic(r)
 			}
 			p.reset(save)
-			p.truncStacks(emark, kmark)
+			p.truncStacks(marks)
 			ok = false
 		}
 	}()
@@ -280,15 +282,25 @@ func (p *parser) try(f func()) (ok bool) {
 	return true
 }
 
+// stackMarks are the heights of the list stacks.
+type stackMarks struct{ exprs, kws, params, cmpOps int }
+
+func (p *parser) stackMarks() stackMarks {
+	return stackMarks{len(p.exprs), len(p.kws), len(p.params), len(p.cmpOps)}
+}
+
 // truncStacks drops what an aborted parse left on the list stacks.
-func (p *parser) truncStacks(emark, kmark int) {
-	if len(p.exprs) > emark {
-		clear(p.exprs[emark:])
-		p.exprs = p.exprs[:emark]
-	}
-	if len(p.kws) > kmark {
-		clear(p.kws[kmark:])
-		p.kws = p.kws[:kmark]
+func (p *parser) truncStacks(m stackMarks) {
+	truncStack(&p.exprs, m.exprs)
+	truncStack(&p.kws, m.kws)
+	truncStack(&p.params, m.params)
+	truncStack(&p.cmpOps, m.cmpOps)
+}
+
+func truncStack[T any](stack *[]T, mark int) {
+	if len(*stack) > mark {
+		clear((*stack)[mark:])
+		*stack = (*stack)[:mark]
 	}
 }
 
@@ -351,7 +363,7 @@ func (p *parser) parseStatementRecover() {
 	startPos := p.pos
 	depth := p.depth
 	mark := len(p.stmts)
-	emark, kmark := len(p.exprs), len(p.kws)
+	marks := p.stackMarks()
 	failed := false
 	func() {
 		defer func() {
@@ -368,7 +380,7 @@ func (p *parser) parseStatementRecover() {
 	if failed || p.i == start {
 		clear(p.stmts[mark:])
 		p.stmts = p.stmts[:mark]
-		p.truncStacks(emark, kmark)
+		p.truncStacks(marks)
 		from := startPos
 		p.skipLine()
 		if p.i == start {
