@@ -287,8 +287,12 @@ func (x *extractor) function(fn *ast.FunctionDef, nested bool) {
 	a := fn.Args
 	n := len(a.PosOnly) + len(a.Args) + len(a.KwOnly)
 	t.Params = make([]Param, 0, n)
-	t.Declared = make([]string, 0, n+2)
-	var undocumented []string
+	// Declared (at most n names and *args, **kwargs) and Required (at
+	// most n) share one allocation, each capped at its own part.
+	names := make([]string, 2*n+2)
+	t.Declared, t.Required = names[:0:n+2], names[n+2:n+2]
+	var undocBuf [8]string // most functions: no allocation
+	undocumented := undocBuf[:0]
 	var index map[string]int // only for long parameter lists
 	if n > 16 {
 		index = make(map[string]int, n)
@@ -351,12 +355,11 @@ func (x *extractor) function(fn *ast.FunctionDef, nested bool) {
 		t.AcceptsKwargs = true
 		t.Declared = append(t.Declared, "**"+a.KwArg.Name)
 	}
+	if len(t.Required) == 0 {
+		t.Required = nil
+	}
 	if len(undocumented) > 0 {
-		msg := "parameter '" + undocumented[0] + "' of " + fn.Name + " has no description in the docstring"
-		if len(undocumented) > 1 {
-			msg = "parameters '" + strings.Join(undocumented, "', '") + "' of " + fn.Name + " have no description in the docstring"
-		}
-		x.f.Diagnostics = append(x.f.Diagnostics, Diagnostic{x.f.Filename, line, DiagUndocumented, msg})
+		x.f.Diagnostics = append(x.f.Diagnostics, Diagnostic{x.f.Filename, line, DiagUndocumented, undocumentedMessage(undocumented, fn.Name)})
 	}
 	if x.asks != nil {
 		t.Asks = x.asks.tool(fn, t.Declared)
@@ -366,6 +369,39 @@ func (x *extractor) function(fn *ast.FunctionDef, nested bool) {
 			fn.Name + " is defined inside a function or class: it is not a module attribute and cannot be called"})
 	}
 	x.f.Tools = append(x.f.Tools, t)
+}
+
+// undocumentedMessage is the diagnostic for the parameters of function
+// fn that have no description, built in one allocation.
+func undocumentedMessage(params []string, fn string) string {
+	const one, many = "parameter '", "parameters '"
+	const oneEnd, manyEnd = " has no description in the docstring", " have no description in the docstring"
+	const sep, of = "', '", "' of "
+	size := len(many) + len(of) + len(fn) + len(manyEnd) + len(sep)*(len(params)-1)
+	for _, p := range params {
+		size += len(p)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	if len(params) == 1 {
+		b.WriteString(one)
+	} else {
+		b.WriteString(many)
+	}
+	for i, p := range params {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(p)
+	}
+	b.WriteString(of)
+	b.WriteString(fn)
+	if len(params) == 1 {
+		b.WriteString(oneEnd)
+	} else {
+		b.WriteString(manyEnd)
+	}
+	return b.String()
 }
 
 func positionalDefault(a *ast.Arguments, i, firstDefault int) ast.Expr {

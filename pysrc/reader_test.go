@@ -427,3 +427,15 @@ func TestHiddenEventHandlers(t *testing.T) {
 		t.Error("ordinary names are hidden")
 	}
 }
+
+func TestUndocumentedMessage(t *testing.T) {
+	for _, params := range [][]string{{"a"}, {"a", "bb"}, {"x", "y", "z"}, {"é", ""}} {
+		want := "parameter '" + params[0] + "' of tool_f has no description in the docstring"
+		if len(params) > 1 {
+			want = "parameters '" + strings.Join(params, "', '") + "' of tool_f have no description in the docstring"
+		}
+		if got := undocumentedMessage(params, "tool_f"); got != want {
+			t.Errorf("undocumentedMessage(%q) = %q, want %q", params, got, want)
+		}
+	}
+}
