@@ -84,7 +84,14 @@ func (p *parser) parseNamedExpression() ast.Expr {
 func (p *parser) parseExpression() ast.Expr {
 	p.enter()
 	defer p.leave()
-	if p.tok == token.LAMBDA {
+	switch p.tok {
+	case token.NAME, token.NUMBER, token.TRUE, token.FALSE, token.NONE:
+		// A lone operand (f(a, 1), x = y, d[k]): the levels below would
+		// each find nothing to do and return the atom.
+		if endsOperand(p.peek(1)) {
+			return p.parseAtom()
+		}
+	case token.LAMBDA:
 		return p.parseLambda()
 	}
 	pos := p.pos
@@ -100,6 +107,17 @@ func (p *parser) parseExpression() ast.Expr {
 	p.next()
 	orelse := p.parseExpression()
 	return &ast.IfExp{Span: span(pos, p.prevEnd()), Test: test, Body: body, OrElse: orelse}
+}
+
+// endsOperand reports whether tok, after a name, number or constant,
+// ends the expression: no trailer (. ( [), operator, comparison, boolean
+// operator or conditional can start with it.
+func endsOperand(tok token.Token) bool {
+	switch tok {
+	case token.COMMA, token.RPAR, token.RSQB, token.RBRACE, token.COLON, token.NEWLINE, token.EQUAL, token.SEMI:
+		return true
+	}
+	return false
 }
 
 func (p *parser) parseLambda() ast.Expr {
@@ -531,7 +549,15 @@ func (p *parser) parseAtom() ast.Expr {
 		p.next()
 		return name
 	case token.TRUE, token.FALSE, token.NONE, token.ELLIPSIS:
-		kind := map[token.Token]ast.ConstKind{token.TRUE: ast.True, token.FALSE: ast.False, token.NONE: ast.None, token.ELLIPSIS: ast.Ellipsis}[p.tok]
+		kind := ast.Ellipsis
+		switch p.tok {
+		case token.TRUE:
+			kind = ast.True
+		case token.FALSE:
+			kind = ast.False
+		case token.NONE:
+			kind = ast.None
+		}
 		c := p.ar.consts.take()
 		c.Span, c.Kind = span(pos, p.end), kind
 		p.next()
