@@ -16,18 +16,19 @@ import (
 	"github.com/lcptools/lcp/pysrc/token"
 )
 
-// hiddenParams are injected by the host and never shown to the LLM.
-// progress_handler and log_handler are lcp's additions: the worker injects
-// them into a tool that declares them by name.
-var hiddenParams = map[string]bool{
-	"args": true, "kwargs": true, "tool_context": true, "lollms_client_instance": true,
-	"discussion_instance": true, "user_interaction_handler": true,
-	"progress_handler": true, "log_handler": true,
-}
-
 // IsHiddenParam reports whether a parameter name is one of the
-// host-injected names of SPEC §5.
-func IsHiddenParam(name string) bool { return hiddenParams[name] }
+// host-injected names of SPEC §5, never shown to the LLM.
+// progress_handler and log_handler are lcp's additions: the worker
+// injects them into a tool that declares them by name. (A switch, not a
+// map: it is asked for every parameter of every tool.)
+func IsHiddenParam(name string) bool {
+	switch name {
+	case "args", "kwargs", "tool_context", "lollms_client_instance", "discussion_instance",
+		"user_interaction_handler", "progress_handler", "log_handler":
+		return true
+	}
+	return false
+}
 
 // IsPromptName reports whether a function name is a prompt provider
 // (^tool_.+_prompt$), never a tool.
@@ -299,7 +300,7 @@ func (x *extractor) function(fn *ast.FunctionDef, nested bool) {
 	}
 	add := func(arg *ast.Arg, def ast.Expr) {
 		t.Declared = append(t.Declared, arg.Name)
-		if hiddenParams[arg.Name] {
+		if IsHiddenParam(arg.Name) {
 			return
 		}
 		p := Param{Name: arg.Name, Type: "string"}

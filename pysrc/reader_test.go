@@ -418,12 +418,13 @@ func TestHiddenEventHandlers(t *testing.T) {
 	if got := string(tool.InputSchema()); got != want {
 		t.Errorf("InputSchema:\n got %s\nwant %s", got, want)
 	}
-	for _, name := range []string{"progress_handler", "log_handler", "tool_context", "kwargs"} {
+	for _, name := range []string{"args", "kwargs", "tool_context", "lollms_client_instance", "discussion_instance",
+		"user_interaction_handler", "progress_handler", "log_handler"} {
 		if !IsHiddenParam(name) {
 			t.Errorf("IsHiddenParam(%q) = false", name)
 		}
 	}
-	if IsHiddenParam("progress") || IsHiddenParam("handler") {
+	if IsHiddenParam("progress") || IsHiddenParam("handler") || IsHiddenParam("Args") || IsHiddenParam("") {
 		t.Error("ordinary names are hidden")
 	}
 }
