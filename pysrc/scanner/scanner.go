@@ -301,8 +301,10 @@ func (s *Scanner) indentation() bool {
 	col, alt := 0, 0
 again:
 	lineStart := s.offs
-	for !s.eof() {
-		c := s.src[s.offs]
+	// in locals: the loop then keeps them in registers
+	src, i := s.src, s.offs
+	for ; i < len(src); i++ {
+		c := src[i]
 		if c == ' ' {
 			col++
 			alt++
@@ -314,8 +316,8 @@ again:
 		} else {
 			break
 		}
-		s.offs++
 	}
+	s.offs = i
 	if s.eof() {
 		return false
 	}
