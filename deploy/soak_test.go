@@ -137,14 +137,17 @@ func TestSoak(t *testing.T) {
 		t.Errorf("the mix did not happen: %v", out.byKind)
 	}
 	// Flat: a tolerance for what the runtime keeps (heap below the soft
-	// memory limit, a worker restarted after a crash).
+	// memory limit, 200 MiB) and for the workers of the fault libraries
+	// started meanwhile (each holds a few pipes; one killed for a hang may
+	// still be closing beside its replacement). A leak per call would be
+	// thousands of either.
 	if after.goroutines > before.goroutines+10 {
 		t.Errorf("goroutines: %d before, %d after", before.goroutines, after.goroutines)
 	}
-	if after.FDs > before.FDs+10 {
+	if after.FDs > before.FDs+24 {
 		t.Errorf("open files: %d before, %d after", before.FDs, after.FDs)
 	}
-	if after.RSS > before.RSS+96<<20 {
+	if after.RSS > before.RSS+128<<20 {
 		t.Errorf("RSS: %s before, %s after", servetest.MB(before.RSS), servetest.MB(after.RSS))
 	}
 }

@@ -50,24 +50,37 @@ func (l *logFlags) logger(w io.Writer, level slog.Level) (*slog.Logger, error) {
 
 // logCalls returns an lcp.Config.OnCall that logs each call with its id:
 // the id the front end chose, which the worker's output events carry too.
+// It runs twice per call on a server's hot path: records below the
+// logger's level are not built, and the others are built as typed
+// attributes (LogAttrs), which box nothing.
 func logCalls(log *slog.Logger, next func(lcp.CallReport)) func(lcp.CallReport) {
 	return func(r lcp.CallReport) {
 		if next != nil {
 			next(r)
 		}
+		ctx := context.Background()
 		if !r.Ended {
-			log.Debug("call started", "call_id", r.CallID, "tool", r.Tool, "nested", r.Nested)
+			if log.Enabled(ctx, slog.LevelDebug) {
+				log.LogAttrs(ctx, slog.LevelDebug, "call started", slog.String("call_id", r.CallID),
+					slog.String("tool", r.Tool), slog.Bool("nested", r.Nested))
+			}
 			return
-		}
-		attrs := []any{"call_id", r.CallID, "tool", r.Tool, "status", r.Status, "duration_ms", r.Duration.Milliseconds()}
-		if r.Err != nil {
-			attrs = append(attrs, "error", r.Err.Error())
 		}
 		level := slog.LevelInfo
 		if r.Status >= 500 {
 			level = slog.LevelWarn
 		}
-		log.Log(context.Background(), level, "call ended", attrs...)
+		if !log.Enabled(ctx, level) {
+			return
+		}
+		attrs := [5]slog.Attr{slog.String("call_id", r.CallID), slog.String("tool", r.Tool),
+			slog.Int("status", r.Status), slog.Int64("duration_ms", r.Duration.Milliseconds())}
+		n := 4
+		if r.Err != nil {
+			attrs[n] = slog.String("error", r.Err.Error())
+			n++
+		}
+		log.LogAttrs(ctx, level, "call ended", attrs[:n]...)
 	}
 }
 
