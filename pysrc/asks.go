@@ -43,15 +43,36 @@ func (a Asks) Any() bool { return a.Confirm || a.Text || a.Secret || a.Select }
 // maxCallDepth bounds how deep asks follows calls to module functions.
 const maxCallDepth = 8
 
-// mentionsHandlers is the quick test that spares most files the walk.
+// mentionsHandlers is the quick test that spares most files the walk: does
+// the source contain "confirm_handler", "interaction_handler" (each all
+// lower or all upper case, its first letter in either) or "execute_tool"?
+// Every one of them has an underscore at a fixed place, and underscores
+// are rarer than the letters the words start with, so one pass from
+// underscore to underscore beats a search per word (which stops at every
+// 'o', 'n' or 'e').
 func mentionsHandlers(src []byte) bool {
-	for _, w := range [][]byte{[]byte("onfirm_handler"), []byte("ONFIRM_HANDLER"), []byte("nteraction_handler"),
-		[]byte("NTERACTION_HANDLER"), []byte("execute_tool")} {
-		if bytes.Contains(src, w) {
-			return true
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(src[i:], '_')
+		if j < 0 {
+			return false
+		}
+		i += j
+		before, after := src[:i], src[i+1:]
+		switch {
+		case bytes.HasPrefix(after, []byte("handler")):
+			if bytes.HasSuffix(before, []byte("onfirm")) || bytes.HasSuffix(before, []byte("nteraction")) {
+				return true
+			}
+		case bytes.HasPrefix(after, []byte("HANDLER")):
+			if bytes.HasSuffix(before, []byte("ONFIRM")) || bytes.HasSuffix(before, []byte("NTERACTION")) {
+				return true
+			}
+		case bytes.HasPrefix(after, []byte("tool")):
+			if bytes.HasSuffix(before, []byte("execute")) {
+				return true
+			}
 		}
 	}
-	return false
 }
 
 // asksReader finds what the tools of one module may ask.

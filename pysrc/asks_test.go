@@ -1,6 +1,7 @@
 package pysrc
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -131,4 +132,59 @@ func TestAsksOfTheBuiltInLibrary(t *testing.T) {
 			}
 		}
 	}
+}
+
+// mentionsHandlersWords is the definition mentionsHandlers implements: a
+// search for each word.
+func mentionsHandlersWords(src []byte) bool {
+	for _, w := range []string{"onfirm_handler", "ONFIRM_HANDLER", "nteraction_handler", "NTERACTION_HANDLER", "execute_tool"} {
+		if bytes.Contains(src, []byte(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestMentionsHandlers(t *testing.T) {
+	tests := []struct {
+		src  string
+		want bool
+	}{
+		{"", false},
+		{"_", false},
+		{"def tool_x(): pass", false},
+		{"confirm_handler", true},
+		{"Confirm_handler", true},
+		{"_CONFIRM_HANDLER = None", true},
+		{"Confirm_Handler", false}, // mixed case is not searched
+		{"confirm_handle", false},
+		{"onfirm_handlers", true},
+		{"x.user_interaction_handler(q)", true},
+		{"USER_INTERACTION_HANDLER", true},
+		{"interaction__handler", false},
+		{"execute_tool(", true},
+		{"execute_too", false},
+		{"_tool execute", false},
+		{"___handler handler_ confirm", false},
+		{"a_b_c_d confirm_x_handler_ execute_tools", true},
+	}
+	for _, tt := range tests {
+		if got := mentionsHandlers([]byte(tt.src)); got != tt.want {
+			t.Errorf("mentionsHandlers(%q) = %v, want %v", tt.src, got, tt.want)
+		}
+		if got := mentionsHandlersWords([]byte(tt.src)); got != tt.want {
+			t.Errorf("the definition on %q = %v, want %v (bad test case)", tt.src, got, tt.want)
+		}
+	}
+}
+
+func FuzzMentionsHandlers(f *testing.F) {
+	for _, s := range []string{"confirm_handler", "_CONFIRM_HANDLER", "interaction_handler", "execute_tool", "x_y", "onfirm__handler"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if got, want := mentionsHandlers(src), mentionsHandlersWords(src); got != want {
+			t.Errorf("mentionsHandlers(%q) = %v, the word search says %v", src, got, want)
+		}
+	})
 }

@@ -49,3 +49,35 @@ func BenchmarkReadFile100(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReadCorpus extracts every .py file of the flat folder named by
+// LCP_READ_CORPUS per operation (bench/list -keep DIR leaves the renamed
+// standard library in DIR/stdlib); skipped without it.
+func BenchmarkReadCorpus(b *testing.B) {
+	dir := os.Getenv("LCP_READ_CORPUS")
+	if dir == "" {
+		b.Skip("LCP_READ_CORPUS not set")
+	}
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.py"))
+	var files [][]byte
+	size := 0
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		files = append(files, src)
+		size += len(src)
+	}
+	if len(files) == 0 {
+		b.Skip("no .py files in", dir)
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, src := range files {
+			ReadFile("bench.py", src) // errors (non-UTF-8 files) are part of the work
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/lcptools/lcp/pysrc/ast"
 	"github.com/lcptools/lcp/pysrc/parser"
@@ -15,18 +16,19 @@ import (
 	"github.com/lcptools/lcp/pysrc/token"
 )
 
-// hiddenParams are injected by the host and never shown to the LLM.
-// progress_handler and log_handler are lcp's additions: the worker injects
-// them into a tool that declares them by name.
-var hiddenParams = map[string]bool{
-	"args": true, "kwargs": true, "tool_context": true, "lollms_client_instance": true,
-	"discussion_instance": true, "user_interaction_handler": true,
-	"progress_handler": true, "log_handler": true,
-}
-
 // IsHiddenParam reports whether a parameter name is one of the
-// host-injected names of SPEC §5.
-func IsHiddenParam(name string) bool { return hiddenParams[name] }
+// host-injected names of SPEC §5, never shown to the LLM.
+// progress_handler and log_handler are lcp's additions: the worker
+// injects them into a tool that declares them by name. (A switch, not a
+// map: it is asked for every parameter of every tool.)
+func IsHiddenParam(name string) bool {
+	switch name {
+	case "args", "kwargs", "tool_context", "lollms_client_instance", "discussion_instance",
+		"user_interaction_handler", "progress_handler", "log_handler":
+		return true
+	}
+	return false
+}
 
 // IsPromptName reports whether a function name is a prompt provider
 // (^tool_.+_prompt$), never a tool.
@@ -77,52 +79,84 @@ func extract(filename string, src []byte) *File {
 }
 
 // detach copies the strings that may share memory with the source (the
-// parser does not copy it), so that the File owns all its data.
+// parser does not copy it), so that the File owns all its data. They go
+// into one buffer per file: one allocation instead of one per string.
 func (f *File) detach() {
-	f.Library.Name = strings.Clone(f.Library.Name)
-	f.Library.Description = strings.Clone(f.Library.Description)
-	f.Library.Icon = strings.Clone(f.Library.Icon)
+	n := len(f.Library.Name) + len(f.Library.Description) + len(f.Library.Icon)
 	for i := range f.Prompts {
-		f.Prompts[i].Name = strings.Clone(f.Prompts[i].Name)
+		n += len(f.Prompts[i].Name)
 	}
 	for _, t := range f.Tools {
-		t.Name = strings.Clone(t.Name)
-		t.Description = strings.Clone(t.Description)
-		// Required and Declared repeat the parameter names: one copy each
-		var pairs [][2]string
-		var names map[string]string
-		if len(t.Declared) > 16 {
-			names = make(map[string]string, len(t.Declared))
-		}
-		clone := func(s string) string {
-			if names != nil {
-				if c, ok := names[s]; ok {
-					return c
-				}
-				c := strings.Clone(s)
-				names[s] = c
-				return c
-			}
-			for _, p := range pairs {
-				if p[0] == s {
-					return p[1]
-				}
-			}
-			c := strings.Clone(s)
-			pairs = append(pairs, [2]string{s, c})
-			return c
-		}
+		n += len(t.Name) + len(t.Description)
 		for i := range t.Params {
-			t.Params[i].Name = clone(t.Params[i].Name)
-			t.Params[i].Description = strings.Clone(t.Params[i].Description)
+			n += len(t.Params[i].Description) // names: the copies of Declared
 		}
-		for i := range t.Required {
-			t.Required[i] = clone(t.Required[i])
-		}
-		for i := range t.Declared {
-			t.Declared[i] = clone(t.Declared[i])
+		for _, s := range t.Declared {
+			n += len(s)
 		}
 	}
+	c := copier{make([]byte, 0, n)}
+	f.Library.Name = c.copy(f.Library.Name)
+	f.Library.Description = c.copy(f.Library.Description)
+	f.Library.Icon = c.copy(f.Library.Icon)
+	for i := range f.Prompts {
+		f.Prompts[i].Name = c.copy(f.Prompts[i].Name)
+	}
+	for _, t := range f.Tools {
+		t.Name = c.copy(t.Name)
+		t.Description = c.copy(t.Description)
+		for i := range t.Params {
+			t.Params[i].Description = c.copy(t.Params[i].Description)
+		}
+		// Params and Required repeat names of Declared: they share its
+		// copies.
+		for i := range t.Declared {
+			t.Declared[i] = c.copy(t.Declared[i])
+		}
+		var copies map[string]string
+		if len(t.Declared) > 16 {
+			copies = make(map[string]string, len(t.Declared))
+			for _, s := range t.Declared {
+				copies[s] = s
+			}
+		}
+		declared := func(s string) string {
+			if copies != nil {
+				if d, ok := copies[s]; ok {
+					return d
+				}
+			} else {
+				for _, d := range t.Declared {
+					if d == s {
+						return d
+					}
+				}
+			}
+			return strings.Clone(s) // not declared: cannot happen
+		}
+		for i := range t.Params {
+			t.Params[i].Name = declared(t.Params[i].Name)
+		}
+		for i := range t.Required {
+			t.Required[i] = declared(t.Required[i])
+		}
+	}
+}
+
+// copier copies strings into one buffer, which never grows beyond its
+// capacity: the copies made never move.
+type copier struct{ buf []byte }
+
+func (c *copier) copy(s string) string {
+	if s == "" {
+		return ""
+	}
+	if len(c.buf)+len(s) > cap(c.buf) {
+		return strings.Clone(s) // more than was counted: cannot happen
+	}
+	start := len(c.buf)
+	c.buf = append(c.buf, s...)
+	return unsafe.String(&c.buf[start], len(s))
 }
 
 type extractor struct {
@@ -254,15 +288,19 @@ func (x *extractor) function(fn *ast.FunctionDef, nested bool) {
 	a := fn.Args
 	n := len(a.PosOnly) + len(a.Args) + len(a.KwOnly)
 	t.Params = make([]Param, 0, n)
-	t.Declared = make([]string, 0, n+2)
-	var undocumented []string
+	// Declared (at most n names and *args, **kwargs) and Required (at
+	// most n) share one allocation, each capped at its own part.
+	names := make([]string, 2*n+2)
+	t.Declared, t.Required = names[:0:n+2], names[n+2:n+2]
+	var undocBuf [8]string // most functions: no allocation
+	undocumented := undocBuf[:0]
 	var index map[string]int // only for long parameter lists
 	if n > 16 {
 		index = make(map[string]int, n)
 	}
 	add := func(arg *ast.Arg, def ast.Expr) {
 		t.Declared = append(t.Declared, arg.Name)
-		if hiddenParams[arg.Name] {
+		if IsHiddenParam(arg.Name) {
 			return
 		}
 		p := Param{Name: arg.Name, Type: "string"}
@@ -318,12 +356,11 @@ func (x *extractor) function(fn *ast.FunctionDef, nested bool) {
 		t.AcceptsKwargs = true
 		t.Declared = append(t.Declared, "**"+a.KwArg.Name)
 	}
+	if len(t.Required) == 0 {
+		t.Required = nil
+	}
 	if len(undocumented) > 0 {
-		msg := "parameter '" + undocumented[0] + "' of " + fn.Name + " has no description in the docstring"
-		if len(undocumented) > 1 {
-			msg = "parameters '" + strings.Join(undocumented, "', '") + "' of " + fn.Name + " have no description in the docstring"
-		}
-		x.f.Diagnostics = append(x.f.Diagnostics, Diagnostic{x.f.Filename, line, DiagUndocumented, msg})
+		x.f.Diagnostics = append(x.f.Diagnostics, Diagnostic{x.f.Filename, line, DiagUndocumented, undocumentedMessage(undocumented, fn.Name)})
 	}
 	if x.asks != nil {
 		t.Asks = x.asks.tool(fn, t.Declared)
@@ -333,6 +370,39 @@ func (x *extractor) function(fn *ast.FunctionDef, nested bool) {
 			fn.Name + " is defined inside a function or class: it is not a module attribute and cannot be called"})
 	}
 	x.f.Tools = append(x.f.Tools, t)
+}
+
+// undocumentedMessage is the diagnostic for the parameters of function
+// fn that have no description, built in one allocation.
+func undocumentedMessage(params []string, fn string) string {
+	const one, many = "parameter '", "parameters '"
+	const oneEnd, manyEnd = " has no description in the docstring", " have no description in the docstring"
+	const sep, of = "', '", "' of "
+	size := len(many) + len(of) + len(fn) + len(manyEnd) + len(sep)*(len(params)-1)
+	for _, p := range params {
+		size += len(p)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	if len(params) == 1 {
+		b.WriteString(one)
+	} else {
+		b.WriteString(many)
+	}
+	for i, p := range params {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(p)
+	}
+	b.WriteString(of)
+	b.WriteString(fn)
+	if len(params) == 1 {
+		b.WriteString(oneEnd)
+	} else {
+		b.WriteString(manyEnd)
+	}
+	return b.String()
 }
 
 func positionalDefault(a *ast.Arguments, i, firstDefault int) ast.Expr {
@@ -390,6 +460,9 @@ func docstring(body []ast.Stmt) string {
 }
 
 func (x *extractor) checkPrompts() {
+	if len(x.f.Prompts) == 0 {
+		return
+	}
 	tools := map[string]bool{}
 	for _, t := range x.f.Tools {
 		tools[t.Name] = true

@@ -72,7 +72,7 @@ func fallback(f *File, src string) {
 				t.AcceptsKwargs = true
 				continue
 			}
-			if strings.HasPrefix(p.Name, "*") || hiddenParams[p.Name] {
+			if strings.HasPrefix(p.Name, "*") || IsHiddenParam(p.Name) {
 				continue
 			}
 			if d, ok := docs[p.Name]; ok {

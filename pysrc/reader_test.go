@@ -315,11 +315,25 @@ func TestReadFileOwnsItsData(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
 	var files []*File
 	var want []string
-	for i := 0; i < 50; i++ {
+	// a long parameter list (more than 16 names), a prompt and library
+	// metadata besides the generated files
+	var long strings.Builder
+	long.WriteString("TOOL_LIBRARY_NAME = \"many\"\nTOOL_LIBRARY_DESC = \"Many.\"\nTOOL_LIBRARY_ICON = \"i.png\"\n\ndef tool_many(")
+	for k := 0; k < 20; k++ {
+		fmt.Fprintf(&long, "p%d, ", k)
+	}
+	long.WriteString("q=1, *args, tool_context=None, **kwargs):\n    \"\"\"Many.\n\n    Args:\n        p3: the third\n    \"\"\"\n\ndef tool_many_prompt():\n    return 'x'\n")
+	for i := 0; i < 51; i++ {
 		src := []byte(genToolFile(r))
+		if i == 50 {
+			src = []byte(long.String())
+		}
 		f, err := ReadFile("own.py", src)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if i == 50 && (len(f.Tools) != 1 || len(f.Tools[0].Params) != 21 || len(f.Prompts) != 1 || f.Library.Description != "Many.") {
+			t.Fatalf("the long file read as %s", fileJSON(f))
 		}
 		files = append(files, f)
 		want = append(want, fileJSON(f))
@@ -404,12 +418,25 @@ func TestHiddenEventHandlers(t *testing.T) {
 	if got := string(tool.InputSchema()); got != want {
 		t.Errorf("InputSchema:\n got %s\nwant %s", got, want)
 	}
-	for _, name := range []string{"progress_handler", "log_handler", "tool_context", "kwargs"} {
+	for _, name := range []string{"args", "kwargs", "tool_context", "lollms_client_instance", "discussion_instance",
+		"user_interaction_handler", "progress_handler", "log_handler"} {
 		if !IsHiddenParam(name) {
 			t.Errorf("IsHiddenParam(%q) = false", name)
 		}
 	}
-	if IsHiddenParam("progress") || IsHiddenParam("handler") {
+	if IsHiddenParam("progress") || IsHiddenParam("handler") || IsHiddenParam("Args") || IsHiddenParam("") {
 		t.Error("ordinary names are hidden")
+	}
+}
+
+func TestUndocumentedMessage(t *testing.T) {
+	for _, params := range [][]string{{"a"}, {"a", "bb"}, {"x", "y", "z"}, {"é", ""}} {
+		want := "parameter '" + params[0] + "' of tool_f has no description in the docstring"
+		if len(params) > 1 {
+			want = "parameters '" + strings.Join(params, "', '") + "' of tool_f have no description in the docstring"
+		}
+		if got := undocumentedMessage(params, "tool_f"); got != want {
+			t.Errorf("undocumentedMessage(%q) = %q, want %q", params, got, want)
+		}
 	}
 }

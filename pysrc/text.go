@@ -35,6 +35,23 @@ func isLineBoundary(r rune) bool {
 	return false
 }
 
+// asciiLineBoundary is isLineBoundary for the ASCII characters, as a
+// table: pyLines asks it for every character of every docstring.
+var asciiLineBoundary = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = isLineBoundary(rune(c))
+	}
+	return
+}()
+
+// asciiSpace is isSpace for the ASCII characters, as a table.
+var asciiSpace = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = isSpace(rune(c))
+	}
+	return
+}()
+
 // pyLines yields the lines of Python's str.splitlines() (without
 // keepends), without making the list.
 func pyLines(s string) iter.Seq[string] {
@@ -42,10 +59,12 @@ func pyLines(s string) iter.Seq[string] {
 		start := 0
 		for i := 0; i < len(s); {
 			r, n := rune(s[i]), 1
-			if r >= utf8.RuneSelf {
-				r, n = utf8.DecodeRuneInString(s[i:])
-			}
-			if !isLineBoundary(r) {
+			if r < utf8.RuneSelf {
+				if !asciiLineBoundary[r] {
+					i++
+					continue
+				}
+			} else if r, n = utf8.DecodeRuneInString(s[i:]); !isLineBoundary(r) {
 				i += n
 				continue
 			}
@@ -169,12 +188,8 @@ func cleandoc(doc string) string {
 	}
 	margin := -1
 	for line := range strings.SplitSeq(rest, "\n") {
-		content := utf8.RuneCountInString(pyLStrip(line))
-		if content > 0 {
-			indent := utf8.RuneCountInString(line) - content
-			if margin < 0 || indent < margin {
-				margin = indent
-			}
+		if indent, blank := lineIndent(line); !blank && (margin < 0 || indent < margin) {
+			margin = indent
 		}
 	}
 	// The lines joined by "\n", without the empty ones at either end:
@@ -205,6 +220,27 @@ func cleandoc(doc string) string {
 		add(line)
 	}
 	return b.String()
+}
+
+// lineIndent returns the number of characters of white space that start
+// line, and whether that is all the line holds.
+func lineIndent(line string) (indent int, blank bool) {
+	i := 0
+	for i < len(line) && line[i] < utf8.RuneSelf && asciiSpace[line[i]] {
+		i++
+	}
+	switch {
+	case i == len(line):
+		return 0, true
+	case line[i] < utf8.RuneSelf:
+		return i, false // i ASCII spaces, then text
+	}
+	// a non-ASCII character, maybe a space: count as Python does
+	content := utf8.RuneCountInString(pyLStrip(line))
+	if content == 0 {
+		return 0, true
+	}
+	return utf8.RuneCountInString(line) - content, false
 }
 
 func dropRunes(s string, n int) string {
@@ -247,7 +283,7 @@ func paramDocs(doc string) map[string]string {
 	}
 	var docs map[string]string
 	for line := range pyLines(doc) {
-		if !strings.ContainsAny(line, ":-") {
+		if strings.IndexByte(line, ':') < 0 && strings.IndexByte(line, '-') < 0 {
 			continue // the pattern needs a ':' or '-'
 		}
 		name, rest, ok := matchParamDoc(pyStrip(line))

@@ -1,6 +1,7 @@
 package pysrc
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -121,4 +122,39 @@ func TestSchemaSize(t *testing.T) {
 			t.Errorf("%s: schema of %d bytes, %d reserved", tl.Name, got, size)
 		}
 	}
+}
+
+// pyLinesRunes is pyLines as it was written first, rune by rune: the
+// reference of FuzzPyLines.
+func pyLinesRunes(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !isLineBoundary(r) {
+			i += n
+			continue
+		}
+		out = append(out, s[start:i])
+		i += n
+		if r == '\r' && i < len(s) && s[i] == '\n' {
+			i++
+		}
+		start = i
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+func FuzzPyLines(f *testing.F) {
+	for _, s := range []string{"", "a", "a\nb\r\nc\rd\ve\ff\x1cg\u0085h\u2028i\u2029j\n", "\r\r\n\n", "\xff\n\xc2", "é\u0085"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := slices.Collect(pyLines(s)), pyLinesRunes(s); !slices.Equal(got, want) {
+			t.Fatalf("pyLines(%q) = %q, want %q", s, got, want)
+		}
+	})
 }

@@ -17,7 +17,7 @@
 //	go run ./bench/list                  # or bench/list/run.sh
 //	go run ./bench/list -runs 15 -python python3.12
 //	go run ./bench/list -corpus DIR      # a folder of your own instead of the standard library
-//	go run ./bench/list -before OLD_LCP  # also time an lcp built earlier, in the same runs
+//	go run ./bench/list -before OLD_LCP  # also time an lcp built earlier (both ways), in the same runs
 package main
 
 import (
@@ -212,15 +212,16 @@ func run(python string, runs int, dir, keep, before string) error {
 	small100 := &side{name: "lcp list --json", cmd: lcpCmd(typical.Dir)}
 	ref100 := &side{name: "Python ast reference", cmd: refCmd(typical.Dir)}
 	smallSides := []*side{small100, ref100}
-	var old, old100 *side
+	var old, old1, old100 *side
 	if before != "" {
 		oldCmd := func(d string) []string { return []string{before, "list", "--json", "--tools", d} }
 		if _, _, err := same(oldCmd(big.Dir), refCmd(big.Dir)); err != nil {
 			return fmt.Errorf("-before %s: %w", before, err)
 		}
 		old = &side{name: "before: lcp list --json", cmd: oldCmd(big.Dir)}
+		old1 = &side{name: "before: lcp list --json, GOMAXPROCS=1", cmd: oldCmd(big.Dir), env: []string{"GOMAXPROCS=1"}}
 		old100 = &side{name: "before: lcp list --json", cmd: oldCmd(typical.Dir)}
-		bigSides = append(bigSides, old)
+		bigSides = append(bigSides, old, old1)
 		smallSides = append(smallSides, old100)
 	}
 	if err := measure(runs, bigSides...); err != nil {
@@ -231,19 +232,21 @@ func run(python string, runs int, dir, keep, before string) error {
 	}
 
 	fmt.Printf("\n%s, %d alternating runs per side; median (min-max)\n", big.What, runs)
-	fmt.Printf("%-32s %24s %24s\n", "", "wall", "CPU (user+sys)")
+	fmt.Printf("%-40s %24s %24s\n", "", "wall", "CPU (user+sys)")
 	for _, s := range bigSides {
-		fmt.Printf("%-32s %24s %24s\n", s.name, figure(s.wall), figure(s.cpu))
+		fmt.Printf("%-40s %24s %24s\n", s.name, figure(s.wall), figure(s.cpu))
 	}
 	fmt.Printf("reference / lcp: %.1fx wall, %.1fx CPU; single-threaded: %.1fx wall, %.1fx CPU (goal: >= 20x)\n",
 		ratio(ref.wall, lcp.wall), ratio(ref.cpu, lcp.cpu), ratio(ref.wall, lcp1.wall), ratio(ref.cpu, lcp1.cpu))
 	if old != nil {
-		fmt.Printf("reference / before: %.1fx wall, %.1fx CPU\n", ratio(ref.wall, old.wall), ratio(ref.cpu, old.cpu))
+		fmt.Printf("reference / before: %.1fx wall, %.1fx CPU; single-threaded: %.1fx wall, %.1fx CPU\n",
+			ratio(ref.wall, old.wall), ratio(ref.cpu, old.cpu), ratio(ref.wall, old1.wall), ratio(ref.cpu, old1.cpu))
+		fmt.Printf("before / lcp, single-threaded CPU: %.2fx\n", ratio(old1.cpu, lcp1.cpu))
 	}
 
 	fmt.Printf("\n100 typical tool files (%.1f MB), %d alternating runs per side; median (min-max)\n", float64(typical.Size)/1e6, runs)
 	for _, s := range smallSides {
-		fmt.Printf("%-32s %24s %24s\n", s.name, figure(s.wall), figure(s.cpu))
+		fmt.Printf("%-40s %24s %24s\n", s.name, figure(s.wall), figure(s.cpu))
 	}
 	fmt.Printf("reference / lcp: %.1fx wall, %.1fx CPU (goal for lcp: < 30 ms wall)\n", ratio(ref100.wall, small100.wall), ratio(ref100.cpu, small100.cpu))
 	if old100 != nil {

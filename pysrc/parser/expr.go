@@ -84,7 +84,14 @@ func (p *parser) parseNamedExpression() ast.Expr {
 func (p *parser) parseExpression() ast.Expr {
 	p.enter()
 	defer p.leave()
-	if p.tok == token.LAMBDA {
+	switch p.tok {
+	case token.NAME, token.NUMBER, token.TRUE, token.FALSE, token.NONE:
+		// A lone operand (f(a, 1), x = y, d[k]): the levels below would
+		// each find nothing to do and return the atom.
+		if endsOperand(p.peek(1)) {
+			return p.parseAtom()
+		}
+	case token.LAMBDA:
 		return p.parseLambda()
 	}
 	pos := p.pos
@@ -100,6 +107,17 @@ func (p *parser) parseExpression() ast.Expr {
 	p.next()
 	orelse := p.parseExpression()
 	return &ast.IfExp{Span: span(pos, p.prevEnd()), Test: test, Body: body, OrElse: orelse}
+}
+
+// endsOperand reports whether tok, after a name, number or constant,
+// ends the expression: no trailer (. ( [), operator, comparison, boolean
+// operator or conditional can start with it.
+func endsOperand(tok token.Token) bool {
+	switch tok {
+	case token.COMMA, token.RPAR, token.RSQB, token.RBRACE, token.COLON, token.NEWLINE, token.EQUAL, token.SEMI:
+		return true
+	}
+	return false
 }
 
 func (p *parser) parseLambda() ast.Expr {
@@ -201,14 +219,19 @@ func (p *parser) comparisonRest(pos token.Pos, x ast.Expr) ast.Expr {
 		return x
 	}
 	c := put(&p.ar.compares, ast.Compare{Left: x})
+	// operators and operands wait on the stacks, then move to the arena
+	omark, emark := len(p.cmpOps), len(p.exprs)
 	for n > 0 {
 		for ; n > 0; n-- {
 			p.next()
 		}
-		c.Ops = append(c.Ops, op)
-		c.Comparators = append(c.Comparators, p.parseBitOr())
+		p.cmpOps = append(p.cmpOps, op)
+		y := p.parseBitOr()
+		p.exprs = append(p.exprs, y)
 		op, n = p.cmpOp()
 	}
+	c.Ops = popStack(&p.cmpOps, omark, &p.ar.opLists)
+	c.Comparators = popStack(&p.exprs, emark, &p.ar.exprLists)
 	c.Span = span(pos, p.prevEnd())
 	return c
 }
@@ -526,7 +549,15 @@ func (p *parser) parseAtom() ast.Expr {
 		p.next()
 		return name
 	case token.TRUE, token.FALSE, token.NONE, token.ELLIPSIS:
-		kind := map[token.Token]ast.ConstKind{token.TRUE: ast.True, token.FALSE: ast.False, token.NONE: ast.None, token.ELLIPSIS: ast.Ellipsis}[p.tok]
+		kind := ast.Ellipsis
+		switch p.tok {
+		case token.TRUE:
+			kind = ast.True
+		case token.FALSE:
+			kind = ast.False
+		case token.NONE:
+			kind = ast.None
+		}
 		c := p.ar.consts.take()
 		c.Span, c.Kind = span(pos, p.end), kind
 		p.next()
@@ -709,8 +740,9 @@ func (p *parser) parseDictRest(pos token.Pos, keys, values []ast.Expr) ast.Expr 
 func (p *parser) parseParams(close token.Token, annotations bool) *ast.Arguments {
 	a := put(&p.ar.argsets, ast.Arguments{})
 	pos := p.pos
-	var plain []*ast.Arg // positional parameters not yet known to be positional-only
-	var defaults []ast.Expr
+	// The positional parameters not yet known to be positional-only, and
+	// the defaults, wait on the stacks, then move to the arena.
+	amark, dmark := len(p.params), len(p.exprs)
 	sawSlash, sawStar, sawDefault, bareStar := false, false, false, false
 	for p.tok != close {
 		switch p.tok {
@@ -721,11 +753,11 @@ func (p *parser) parseParams(close token.Token, annotations bool) *ast.Arguments
 			if sawStar {
 				p.failAt(p.pos, "/ must be ahead of *")
 			}
-			if len(plain) == 0 {
+			if len(p.params) == amark {
 				p.fail()
 			}
 			sawSlash = true
-			a.PosOnly, plain = plain, nil
+			a.PosOnly = popStack(&p.params, amark, &p.ar.argLists)
 			p.next()
 		case token.STAR:
 			if sawStar {
@@ -771,11 +803,11 @@ func (p *parser) parseParams(close token.Token, annotations bool) *ast.Arguments
 			} else {
 				if def != nil {
 					sawDefault = true
-					defaults = append(defaults, def)
+					p.exprs = append(p.exprs, def)
 				} else if sawDefault {
 					p.failAt(arg.Pos(), "parameter without a default follows parameter with a default")
 				}
-				plain = append(plain, arg)
+				p.params = append(p.params, arg)
 			}
 		}
 		if p.tok == close {
@@ -787,8 +819,8 @@ func (p *parser) parseParams(close token.Token, annotations bool) *ast.Arguments
 		p.next()
 	}
 	_ = bareStar
-	a.Args = plain
-	a.Defaults = defaults
+	a.Args = popStack(&p.params, amark, &p.ar.argLists)
+	a.Defaults = popStack(&p.exprs, dmark, &p.ar.exprLists)
 	a.Span = span(pos, p.prevEnd())
 	return a
 }

@@ -58,8 +58,10 @@ type parser struct {
 	leadGroup *group
 	exprs     []ast.Expr // arguments of the calls being parsed
 	kws       []*ast.Keyword
-	base      int  // absolute index of p.toks[0]
-	eofSeen   bool // the scanner returned EOF
+	params    []*ast.Arg  // parameters of the defs and lambdas being parsed
+	cmpOps    []ast.CmpOp // operators of the comparisons being parsed
+	base      int         // absolute index of p.toks[0]
+	eofSeen   bool        // the scanner returned EOF
 
 	errors   scanner.ErrorList
 	lastLine int // line of the last error, to report one error per line
@@ -121,8 +123,7 @@ func parse(filename string, src []byte, arena *Arena, shared bool) (mod *ast.Mod
 	p.tokenize()
 	mod = p.parseModule()
 	// The window (grown for the longest statement) serves the next
-	// parse with this arena; what it holds is no longer needed.
-	clear(p.toks[:cap(p.toks)])
+	// parse with this arena. Tokens hold no pointers: nothing to clear.
 	arena.toks = p.toks[:0]
 	p.errors.Sort()
 	return mod, file, p.errors.Err()
@@ -157,10 +158,9 @@ func (p *parser) tokAt(i int) *tk {
 		if p.eofSeen {
 			return &p.toks[len(p.toks)-1]
 		}
-		t := p.scanner.Next()
-		p.toks = append(p.toks, t)
-		if t.Tok == token.EOF {
-			p.eofSeen = true
+		p.toks = p.scanner.AppendNext(p.toks)
+		if p.toks[len(p.toks)-1].Tok == token.EOF {
+			p.eofSeen = true // and the scanner's last token
 		}
 	}
 	return &p.toks[i-p.base]
@@ -177,7 +177,12 @@ func (p *parser) compact() {
 }
 
 func (p *parser) load() {
-	t := p.tokAt(p.i)
+	var t *tk
+	if j := p.i - p.base; j < len(p.toks) {
+		t = &p.toks[j] // a token looked at before: no call
+	} else {
+		t = p.tokAt(p.i)
+	}
 	p.tok, p.pos, p.end, p.lit = t.Tok, t.Pos, t.End, p.scanner.Lit(*t)
 }
 
@@ -260,7 +265,7 @@ func (p *parser) got(tok token.Token) bool {
 // given back and try returns false.
 func (p *parser) try(f func()) (ok bool) {
 	save := p.i
-	emark, kmark := len(p.exprs), len(p.kws)
+	marks := p.stackMarks()
 	p.trial++
 	defer func() {
 		p.trial--
@@ -269,7 +274,7 @@ func (p *parser) try(f func()) (ok bool) {
 				panic(r)
 			}
 			p.reset(save)
-			p.truncStacks(emark, kmark)
+			p.truncStacks(marks)
 			ok = false
 		}
 	}()
@@ -277,15 +282,25 @@ func (p *parser) try(f func()) (ok bool) {
 	return true
 }
 
+// stackMarks are the heights of the list stacks.
+type stackMarks struct{ exprs, kws, params, cmpOps int }
+
+func (p *parser) stackMarks() stackMarks {
+	return stackMarks{len(p.exprs), len(p.kws), len(p.params), len(p.cmpOps)}
+}
+
 // truncStacks drops what an aborted parse left on the list stacks.
-func (p *parser) truncStacks(emark, kmark int) {
-	if len(p.exprs) > emark {
-		clear(p.exprs[emark:])
-		p.exprs = p.exprs[:emark]
-	}
-	if len(p.kws) > kmark {
-		clear(p.kws[kmark:])
-		p.kws = p.kws[:kmark]
+func (p *parser) truncStacks(m stackMarks) {
+	truncStack(&p.exprs, m.exprs)
+	truncStack(&p.kws, m.kws)
+	truncStack(&p.params, m.params)
+	truncStack(&p.cmpOps, m.cmpOps)
+}
+
+func truncStack[T any](stack *[]T, mark int) {
+	if len(*stack) > mark {
+		clear((*stack)[mark:])
+		*stack = (*stack)[:mark]
 	}
 }
 
@@ -348,7 +363,7 @@ func (p *parser) parseStatementRecover() {
 	startPos := p.pos
 	depth := p.depth
 	mark := len(p.stmts)
-	emark, kmark := len(p.exprs), len(p.kws)
+	marks := p.stackMarks()
 	failed := false
 	func() {
 		defer func() {
@@ -365,7 +380,7 @@ func (p *parser) parseStatementRecover() {
 	if failed || p.i == start {
 		clear(p.stmts[mark:])
 		p.stmts = p.stmts[:mark]
-		p.truncStacks(emark, kmark)
+		p.truncStacks(marks)
 		from := startPos
 		p.skipLine()
 		if p.i == start {
@@ -686,7 +701,18 @@ func (p *parser) parseImportFrom() ast.Stmt {
 	return st
 }
 
-var augOps = map[token.Token]token.Token{
+// augOp is the binary operator of an augmented assignment token, or
+// ILLEGAL.
+func augOp(tok token.Token) token.Token {
+	if tok >= 0 && int(tok) < len(augOps) {
+		return augOps[tok]
+	}
+	return token.ILLEGAL
+}
+
+// augOps is indexed by token (a table: this is asked for every
+// expression statement).
+var augOps = [...]token.Token{
 	token.PLUSEQUAL: token.PLUS, token.MINEQUAL: token.MINUS, token.STAREQUAL: token.STAR,
 	token.SLASHEQUAL: token.SLASH, token.PERCENTEQUAL: token.PERCENT, token.AMPEREQUAL: token.AMPER,
 	token.VBAREQUAL: token.VBAR, token.CIRCUMFLEXEQUAL: token.CIRCUMFLEX, token.LEFTSHIFTEQUAL: token.LEFTSHIFT,
@@ -728,15 +754,18 @@ func (p *parser) parseExprOrAssign() ast.Stmt {
 		st.Span = ast.Span{From: pos, To: p.prevEnd()}
 		return st
 	case token.EQUAL:
-		targets := []ast.Expr{first}
+		// the targets wait on the expression stack, then move to the arena
+		tmark := len(p.exprs)
+		p.exprs = append(p.exprs, first)
 		var value ast.Expr
 		for p.tok == token.EQUAL {
 			p.next()
 			value = p.parseAssignRHS()
 			if p.tok == token.EQUAL {
-				targets = append(targets, value)
+				p.exprs = append(p.exprs, value)
 			}
 		}
+		targets := popStack(&p.exprs, tmark, &p.ar.exprLists)
 		for _, t := range targets {
 			p.checkTarget(t, targetAssign)
 		}
@@ -744,7 +773,7 @@ func (p *parser) parseExprOrAssign() ast.Stmt {
 		a.Span, a.Targets, a.Value = ast.Span{From: pos, To: p.prevEnd()}, targets, value
 		return a
 	}
-	if op, ok := augOps[p.tok]; ok {
+	if op := augOp(p.tok); op != token.ILLEGAL {
 		p.checkAugTarget(first)
 		p.next()
 		value := p.parseAssignRHS()

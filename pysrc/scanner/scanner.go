@@ -36,14 +36,6 @@ import (
 // ErrorHandler is called for every error the scanner finds.
 type ErrorHandler func(pos token.Position, msg string)
 
-// item is a queued token. It holds no pointers (the literal is sliced
-// from the source when the token is returned), which keeps queueing cheap.
-type item struct {
-	pos, end int
-	tok      token.Token
-	norm     int // index+1 in Scanner.norms of a normalized name, or 0
-}
-
 type bracket struct {
 	ch   byte
 	offs int
@@ -81,7 +73,7 @@ type Scanner struct {
 	altIndents []int
 	brackets   []bracket
 	modes      []mode
-	queue      []item
+	queue      []Item // tokens scanned, not yet returned from queue[qhead]
 	norms      []string
 	qhead      int
 	lastTok    token.Token
@@ -133,13 +125,13 @@ func (s *Scanner) peek(k int) byte {
 func (s *Scanner) eof() bool { return s.offs >= len(s.src) }
 
 func (s *Scanner) push(pos, end int, tok token.Token) {
-	s.queue = append(s.queue, item{pos, end, tok, 0})
+	s.queue = append(s.queue, Item{token.Pos(pos + 1), token.Pos(end + 1), tok, 0})
 }
 
 // pushNorm queues a name whose literal differs from its source text.
 func (s *Scanner) pushNorm(pos, end int, tok token.Token, lit string) {
 	s.norms = append(s.norms, lit)
-	s.queue = append(s.queue, item{pos, end, tok, len(s.norms)})
+	s.queue = append(s.queue, Item{token.Pos(pos + 1), token.Pos(end + 1), tok, len(s.norms)})
 }
 
 // TokenEnd returns the position just after the last token returned by Scan.
@@ -160,7 +152,7 @@ func (s *Scanner) Scan() (token.Pos, token.Token, string) {
 type Item struct {
 	Pos, End token.Pos
 	Tok      token.Token
-	norm     int
+	norm     int // index+1 in Scanner.norms of a normalized name, or 0
 }
 
 // Next returns the next token as an Item.
@@ -170,11 +162,34 @@ func (s *Scanner) Next() Item {
 		s.qhead = 0
 		s.next()
 	}
-	it := &s.queue[s.qhead]
+	t := s.queue[s.qhead]
 	s.qhead++
-	s.lastTok = it.tok
-	s.lastEnd = token.Pos(it.end + 1)
-	return Item{token.Pos(it.pos + 1), token.Pos(it.end + 1), it.tok, it.norm}
+	s.lastTok, s.lastEnd = t.Tok, t.End
+	return t
+}
+
+// AppendNext appends the next tokens to dst and returns the extended
+// slice: at least one, and every token the scanner found in the same
+// step (a line's DEDENT tokens and the token after them, say), which
+// spares a caller that stores tokens in bulk a call and a copy per token.
+// Calls to Next and AppendNext may be mixed; the order of the tokens is
+// the same.
+func (s *Scanner) AppendNext(dst []Item) []Item {
+	if s.qhead < len(s.queue) {
+		dst = append(dst, s.queue[s.qhead:]...)
+	} else {
+		// Scan straight into dst, then take the queue's buffer back.
+		own := s.queue[:0]
+		s.queue = dst
+		s.next()
+		dst = s.queue
+		s.queue = own
+	}
+	s.queue = s.queue[:0]
+	s.qhead = 0
+	last := dst[len(dst)-1]
+	s.lastTok, s.lastEnd = last.Tok, last.End
+	return dst
 }
 
 // Lit returns the literal of an Item (see Scan).
@@ -192,6 +207,7 @@ func (s *Scanner) inBrackets() bool { return len(s.brackets) > 0 || len(s.modes)
 
 // next appends at least one token to the queue.
 func (s *Scanner) next() {
+	mark := len(s.queue)
 	if s.done {
 		s.push(len(s.src), len(s.src), token.EOF)
 		return
@@ -209,27 +225,30 @@ func (s *Scanner) next() {
 			if s.indentation() {
 				continue // blank line consumed
 			}
-			if len(s.queue) > 0 {
+			if len(s.queue) > mark {
 				return
 			}
 		}
 		// skip white space
-		i := s.offs
-		for i < len(s.src) && (s.src[i] == ' ' || s.src[i] == '\t' || s.src[i] == '\f') {
+		src, i := s.src, s.offs
+		for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\f') {
 			i++
 		}
 		s.offs = i
-		if s.eof() {
+		if i >= len(src) {
 			s.atEOF()
 			return
 		}
-		start := s.offs
-		c := s.src[start]
-		switch {
-		case c == '#':
+		start := i
+		c := src[i]
+		switch byteClass[c] {
+		case classIdent:
+			s.scanIdentOrString()
+			return
+		case classComment:
 			s.skipComment()
 			continue
-		case c == '\n' || c == '\r':
+		case classNewline:
 			s.skipNewline()
 			if s.inBrackets() {
 				continue
@@ -237,7 +256,7 @@ func (s *Scanner) next() {
 			s.atBOL = true
 			s.push(start, s.offs, token.NEWLINE)
 			return
-		case c == '\\':
+		case classBackslash:
 			s.offs++
 			if s.eof() {
 				s.error(s.offs, "unexpected EOF while parsing")
@@ -252,13 +271,15 @@ func (s *Scanner) next() {
 			}
 			s.error(s.offs, "unexpected character after line continuation character")
 			continue
-		case isIdentStart(c):
-			s.scanIdentOrString()
-			return
-		case isDigit(c) || (c == '.' && isDigit(s.peek(1))):
+		case classDigit:
 			s.scanNumber()
 			return
-		case c == '"' || c == '\'':
+		case classDot:
+			if isDigit(s.peek(1)) {
+				s.scanNumber()
+				return
+			}
+		case classQuote:
 			s.scanString(start, start, false, false, false)
 			return
 		}
@@ -280,8 +301,10 @@ func (s *Scanner) indentation() bool {
 	col, alt := 0, 0
 again:
 	lineStart := s.offs
-	for !s.eof() {
-		c := s.src[s.offs]
+	// in locals: the loop then keeps them in registers
+	src, i := s.src, s.offs
+	for ; i < len(src); i++ {
+		c := src[i]
 		if c == ' ' {
 			col++
 			alt++
@@ -293,8 +316,8 @@ again:
 		} else {
 			break
 		}
-		s.offs++
 	}
+	s.offs = i
 	if s.eof() {
 		return false
 	}
@@ -443,19 +466,69 @@ func isIdentStart(c byte) bool {
 
 func isIdentChar(c byte) bool { return isIdentStart(c) || isDigit(c) }
 
-// identChar is isIdentChar as a table.
-var identChar = func() (t [256]bool) {
+// The classes of the first byte of a token, for next's dispatch.
+const (
+	classOther = iota // operators, and bytes that start no token
+	classIdent
+	classDigit
+	classDot
+	classQuote
+	classComment
+	classNewline
+	classBackslash
+)
+
+var byteClass = func() (t [256]uint8) {
 	for c := 0; c < 256; c++ {
-		t[c] = isIdentChar(byte(c))
+		switch b := byte(c); {
+		case isIdentStart(b):
+			t[c] = classIdent
+		case isDigit(b):
+			t[c] = classDigit
+		case b == '.':
+			t[c] = classDot
+		case b == '"' || b == '\'':
+			t[c] = classQuote
+		case b == '#':
+			t[c] = classComment
+		case b == '\n' || b == '\r':
+			t[c] = classNewline
+		case b == '\\':
+			t[c] = classBackslash
+		}
+	}
+	return
+}()
+
+// identClass is 1 for the ASCII bytes of identifiers, 2 for the bytes of
+// non-ASCII characters (checked one by one later) and 0 for the others.
+var identClass = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c >= 0x80:
+			t[c] = 2
+		case isIdentChar(byte(c)):
+			t[c] = 1
+		}
+	}
+	return
+}()
+
+// stringPrefix marks the letters of string prefixes (b, r, u, f).
+var stringPrefix = func() (t [256]bool) {
+	for _, c := range "bBrRuUfF" {
+		t[c] = true
 	}
 	return
 }()
 
 func (s *Scanner) scanIdentOrString() {
 	start := s.offs
+	if !stringPrefix[s.src[start]] {
+		goto ident
+	}
 	// String prefixes, as tokenizer.c checks them.
-	var sawB, sawR, sawU, sawF bool
-	for !s.eof() {
+	for sawB, sawR, sawU, sawF := false, false, false, false; !s.eof(); {
 		c := s.src[s.offs]
 		switch {
 		case !(sawB || sawU || sawF) && (c == 'b' || c == 'B'):
@@ -476,23 +549,31 @@ func (s *Scanner) scanIdentOrString() {
 		}
 	}
 ident:
-	ascii := true
-	i := s.offs
-	for i < len(s.src) && identChar[s.src[i]] {
-		if s.src[i] >= 0x80 {
-			ascii = false
+	var class uint8
+	src, i := s.src, s.offs
+	for i < len(src) {
+		k := identClass[src[i]]
+		if k == 0 {
+			break
 		}
+		class |= k
 		i++
 	}
 	s.offs = i
-	raw := s.src[start:s.offs]
-	if ascii {
-		lit := s.text[start:s.offs]
-		s.push(start, s.offs, token.Lookup(lit))
+	if class < 2 { // ASCII
+		s.push(start, i, token.Lookup(s.text[start:i]))
 		return
 	}
-	// Non-ASCII: every rune must be an identifier character of the raw
-	// text; the name itself is the NFKC normalization (PEP 3131).
+	s.scanNonASCIIIdent(start)
+}
+
+// scanNonASCIIIdent queues the identifier (or the ILLEGAL token) of the
+// bytes from start to s.offs, which hold a non-ASCII character. It is a
+// function of its own so that the common ASCII path keeps a small frame.
+func (s *Scanner) scanNonASCIIIdent(start int) {
+	raw := s.src[start:s.offs]
+	// Every rune must be an identifier character of the raw text; the
+	// name itself is the NFKC normalization (PEP 3131).
 	first := true
 	for i := 0; i < len(raw); {
 		r, n := utf8.DecodeRune(raw[i:])
@@ -574,9 +655,18 @@ func (s *Scanner) scanString(start, q int, isBytes, raw, isF bool) {
 		s.push(start, s.offs, token.FSTRING_START)
 		return
 	}
+	plain := &plainInString[0]
+	if quote == '"' {
+		plain = &plainInString[1]
+	}
 	if triple {
 		s.offs = q + 3
 		for {
+			i := s.offs
+			for i < len(s.src) && plain[s.src[i]] {
+				i++
+			}
+			s.offs = i
 			if s.eof() {
 				s.error(start, "unterminated triple-quoted string literal (detected at line "+itoa(s.file.Line(s.file.Pos(len(s.src))))+")")
 				break
@@ -597,6 +687,11 @@ func (s *Scanner) scanString(start, q int, isBytes, raw, isF bool) {
 	} else {
 		s.offs = q + 1
 		for {
+			i := s.offs
+			for i < len(s.src) && plain[s.src[i]] {
+				i++
+			}
+			s.offs = i
 			if s.eof() || s.src[s.offs] == '\n' || s.src[s.offs] == '\r' {
 				s.error(start, "unterminated string literal (detected at line "+itoa(s.file.Line(s.file.Pos(s.offs)))+")")
 				break
@@ -622,6 +717,18 @@ func (s *Scanner) scanString(start, q int, isBytes, raw, isF bool) {
 	}
 	s.push(start, s.offs, token.STRING)
 }
+
+// plainInString marks the bytes that need no attention in a string
+// literal quoted with ' (index 0) or " (index 1): not the quote, a
+// backslash or a line break.
+var plainInString = func() (t [2][256]bool) {
+	for c := 0; c < 256; c++ {
+		for i, q := range []int{'\'', '"'} {
+			t[i][c] = c != q && c != '\\' && c != '\n' && c != '\r'
+		}
+	}
+	return
+}()
 
 func itoa(n int) string { return fmt.Sprint(n) }
 
@@ -839,6 +946,15 @@ var ops1 = [128]token.Token{
 	'.': token.DOT, '%': token.PERCENT, '~': token.TILDE, '^': token.CIRCUMFLEX, '@': token.AT, '!': token.EXCLAMATION,
 }
 
+// opPrefix marks the first characters of the two- and three-character
+// operators.
+var opPrefix = func() (t [128]bool) {
+	for _, c := range "!%&*+-/:<=>@^|." {
+		t[c] = true
+	}
+	return
+}()
+
 func (s *Scanner) scanOperator() bool {
 	start := s.offs
 	c := s.src[start]
@@ -869,6 +985,10 @@ func (s *Scanner) scanOperator() bool {
 			return true
 		}
 	}
+	if c < 128 && ops1[c] != 0 && !opPrefix[c] {
+		// a delimiter that starts no longer operator: ( ) [ ] { } , ; ~
+		goto single
+	}
 	if start+3 <= len(s.src) {
 		if tok := op3(s.src[start], s.src[start+1], s.src[start+2]); tok != token.ILLEGAL {
 			s.offs += 3
@@ -886,6 +1006,7 @@ func (s *Scanner) scanOperator() bool {
 	if c >= 128 || ops1[c] == 0 {
 		return false
 	}
+single:
 	tok := ops1[c]
 	s.offs++
 	switch c {

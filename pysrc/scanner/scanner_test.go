@@ -1,6 +1,7 @@
 package scanner
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -156,5 +157,69 @@ func FuzzScanner(f *testing.F) {
 				break
 			}
 		}
+		checkAppendNext(t, src)
 	})
+}
+
+// checkAppendNext checks that AppendNext, alone or mixed with Next, gives
+// the tokens and literals Next gives, and the same errors.
+func checkAppendNext(t *testing.T, src []byte) {
+	t.Helper()
+	type tokLit struct {
+		it  Item
+		lit string
+	}
+	scan := func(bulk func(i int) bool) (toks []tokLit, errs []string) {
+		var s Scanner
+		s.Init(token.NewFile("f.py", src), src, func(pos token.Position, msg string) {
+			errs = append(errs, pos.String()+": "+msg)
+		})
+		var buf []Item
+		for i := 0; len(toks) == 0 || toks[len(toks)-1].it.Tok != token.EOF; i++ {
+			if i > 4*len(src)+100 {
+				t.Fatalf("too many tokens for %d bytes", len(src))
+			}
+			if bulk(i) {
+				buf = s.AppendNext(buf[:0])
+			} else {
+				buf = append(buf[:0], s.Next())
+			}
+			for _, it := range buf {
+				toks = append(toks, tokLit{it, s.Lit(it)})
+			}
+			if last := buf[len(buf)-1]; s.TokenEnd() != last.End {
+				t.Fatalf("TokenEnd %d, want the end %d of the last token returned", s.TokenEnd(), last.End)
+			}
+		}
+		return toks, errs
+	}
+	want, wantErrs := scan(func(int) bool { return false })
+	for _, bulk := range []func(int) bool{
+		func(int) bool { return true },
+		func(i int) bool { return i%2 == 0 },
+		func(i int) bool { return i%3 == 2 },
+	} {
+		got, gotErrs := scan(bulk)
+		if !slices.Equal(got, want) {
+			t.Fatalf("AppendNext tokens differ from Next's:\n got %v\nwant %v", got, want)
+		}
+		if !slices.Equal(gotErrs, wantErrs) {
+			t.Fatalf("AppendNext errors differ from Next's:\n got %q\nwant %q", gotErrs, wantErrs)
+		}
+	}
+}
+
+func TestAppendNext(t *testing.T) {
+	for _, src := range []string{
+		"",
+		"x = 1\n",
+		"if x:\n    if y:\n        a\nb\n",
+		"def f():\n    return 1",
+		"f'{a!r:{b}} {c}' x\n",
+		"(\n1,\n2)\n\tz\n",
+		"é = ﬁ\n",
+		"'''abc",
+	} {
+		checkAppendNext(t, []byte(src))
+	}
 }

@@ -255,81 +255,33 @@ func init() {
 	}
 }
 
+// keywordSlots holds every hard keyword at the slot keywordSlot gives
+// it; the slots are all different (init checks it), so one comparison
+// tells a keyword from the many identifiers that are not.
+var keywordSlots [128]struct {
+	text string
+	tok  Token
+}
+
+func keywordSlot(s string) int { return (int(s[0]) + 11*int(s[len(s)-1]) + len(s)) & 127 }
+
+func init() {
+	for tok := keywordBeg + 1; tok < keywordEnd; tok++ {
+		e := &keywordSlots[keywordSlot(tokens[tok])]
+		if e.text != "" {
+			panic("token: keywords " + e.text + " and " + tokens[tok] + " share a slot")
+		}
+		e.text, e.tok = tokens[tok], tok
+	}
+}
+
 // Lookup maps an identifier to its keyword token, or NAME.
 func Lookup(ident string) Token {
-	// A string switch compiles to comparisons by length and value: no
-	// hashing for the many identifiers that are not keywords.
-	switch ident {
-	case "False":
-		return FALSE
-	case "None":
-		return NONE
-	case "True":
-		return TRUE
-	case "and":
-		return AND
-	case "as":
-		return AS
-	case "assert":
-		return ASSERT
-	case "async":
-		return ASYNC
-	case "await":
-		return AWAIT
-	case "break":
-		return BREAK
-	case "class":
-		return CLASS
-	case "continue":
-		return CONTINUE
-	case "def":
-		return DEF
-	case "del":
-		return DEL
-	case "elif":
-		return ELIF
-	case "else":
-		return ELSE
-	case "except":
-		return EXCEPT
-	case "finally":
-		return FINALLY
-	case "for":
-		return FOR
-	case "from":
-		return FROM
-	case "global":
-		return GLOBAL
-	case "if":
-		return IF
-	case "import":
-		return IMPORT
-	case "in":
-		return IN
-	case "is":
-		return IS
-	case "lambda":
-		return LAMBDA
-	case "nonlocal":
-		return NONLOCAL
-	case "not":
-		return NOT
-	case "or":
-		return OR
-	case "pass":
-		return PASS
-	case "raise":
-		return RAISE
-	case "return":
-		return RETURN
-	case "try":
-		return TRY
-	case "while":
-		return WHILE
-	case "with":
-		return WITH
-	case "yield":
-		return YIELD
+	if len(ident) < 2 || len(ident) > 8 {
+		return NAME // no keyword is this short or long
+	}
+	if e := &keywordSlots[keywordSlot(ident)]; e.text == ident {
+		return e.tok
 	}
 	return NAME
 }

@@ -50,3 +50,7 @@ s = f"{x!r:>{width}} {y=} {'nested'}" "plain" r"\d"
 n = 0x_FF + 1_000.5e-3 - 2j ** -1 @ m // 3 % 4 << 5 >> 6 & 7 ^ 8 | 9
 c = a < b <= c != d is not e not in f
 w = x if y else z
+def tool_cmp(a, b=lambda x, y=1 < 2 < 3: x, /, c=(lambda: 0), *, d=a is not b in c, **k):
+    if 0 <= a < b != c not in d is e:
+        x = y = z = a == b
+    return lambda q, r=1, /, s=2, *t, u, v=3: q < r
