@@ -207,7 +207,14 @@ func (a *applier) changedSince(dir int, name string, c Change) (bool, error) {
 		return false, nil
 	}
 	ctime := time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
-	return ctime.After(a.since), nil
+	if !ctime.After(a.since) {
+		return false, nil
+	}
+	// Within the slack before the run began, or after it: changed, unless
+	// the session's own previous run left it so before this run began (a
+	// quick run after another that wrote the file).
+	id := fileID{dev: st.Dev, ino: st.Ino, size: st.Size, ctime: st.Ctim.Nano()}
+	return !a.ledger.settled(a.cs.Workspace+"/"+c.Path, id, a.cs.Began), nil
 }
 
 // add creates a new file, folder or link; it never replaces what exists.

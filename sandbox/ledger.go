@@ -1,6 +1,9 @@
 package sandbox
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // Ledger remembers the files a session's own runs created in their
 // workspaces, as they left them: a later run may change or delete such a
@@ -9,7 +12,14 @@ import "sync"
 // and safe for concurrent use.
 type Ledger struct {
 	mu    sync.Mutex
-	files map[string]fileID
+	files map[string]ledgerEntry
+}
+
+// ledgerEntry is a file's state as a run left it, and when it was
+// recorded.
+type ledgerEntry struct {
+	id fileID
+	at time.Time
 }
 
 // fileID identifies one state of a file: same inode, size and status
@@ -30,9 +40,9 @@ func (l *Ledger) Record(path string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.files == nil {
-		l.files = map[string]fileID{}
+		l.files = map[string]ledgerEntry{}
 	}
-	l.files[path] = id
+	l.files[path] = ledgerEntry{id: id, at: time.Now()}
 }
 
 // Forget drops path from the ledger.
@@ -46,13 +56,26 @@ func (l *Ledger) Forget(path string) {
 // it left it.
 func (l *Ledger) owns(path string) bool {
 	l.mu.Lock()
-	id, ok := l.files[path]
+	e, ok := l.files[path]
 	l.mu.Unlock()
 	if !ok {
 		return false
 	}
 	now, ok := statID(path)
-	return ok && now == id
+	return ok && now == e.id
+}
+
+// settled reports whether the file at path is in state id, as a run of
+// the session left it before t: then it did not change after t, however
+// recent its times are.
+func (l *Ledger) settled(path string, id fileID, t time.Time) bool {
+	if l == nil {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e, ok := l.files[path]
+	return ok && e.id == id && e.at.Before(t)
 }
 
 // Owns reports whether path (absolute) was created by the session's runs

@@ -362,6 +362,44 @@ func TestConflictIsNeverOverwritten(t *testing.T) {
 	}
 }
 
+// A run that starts right after another one applied a file may change or
+// delete that file: its recent times are the session's own doing, from
+// before the run began. The same recent times from anyone else are a
+// conflict.
+func TestQuickRunAfterOwnWrite(t *testing.T) {
+	requireSandbox(t)
+	ws := t.TempDir()
+	var l Ledger
+	r := runIn(t, &Policy{Workspace: ws, Mode: CopyOnWrite}, "echo one > own.txt")
+	if r.err != nil {
+		t.Fatal(r.err, r.stderr)
+	}
+	cs, err := r.box.Changes(&l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := cs.Apply(func(*Change) bool { return true }, &l); len(out.Applied) != 1 {
+		t.Fatalf("first run: applied %v, conflicts %v, failed %v", out.Applied, out.Conflicts, out.Failed)
+	}
+	// Someone else's file, written just before the next run begins.
+	write(t, filepath.Join(ws, "theirs.txt"), "theirs")
+	r = runIn(t, &Policy{Workspace: ws, Mode: CopyOnWrite}, "rm own.txt theirs.txt")
+	if r.err != nil {
+		t.Fatal(r.err, r.stderr)
+	}
+	cs, err = r.box.Changes(&l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := cs.Apply(func(*Change) bool { return true }, &l)
+	if _, err := os.Stat(filepath.Join(ws, "own.txt")); err == nil {
+		t.Errorf("own.txt kept: applied %v, conflicts %v, failed %v", out.Applied, out.Conflicts, out.Failed)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "theirs.txt")); string(b) != "theirs" {
+		t.Errorf("theirs.txt = %q: a file changed within the slack by someone else was deleted", b)
+	}
+}
+
 func TestWriteModeKeepsVCSReadOnly(t *testing.T) {
 	requireSandbox(t)
 	ws := t.TempDir()
