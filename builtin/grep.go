@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/lcptools/lcp/internal/editdist"
 	"io/fs"
 	"path"
 	"regexp"
@@ -326,7 +327,7 @@ func wordScore(words, tokens []string, maxEdits int) float64 {
 				if allowed == 0 {
 					continue
 				}
-				d = editDistance(w, t, allowed)
+				d = editdist.Levenshtein(w, t, allowed)
 				if d > allowed {
 					continue
 				}
@@ -344,35 +345,4 @@ func wordScore(words, tokens []string, maxEdits int) float64 {
 	}
 	span := float64(last - first + 1)
 	return total + float64(len(words))/span
-}
-
-// editDistance is the Levenshtein distance of a and b, or limit+1 as soon
-// as it exceeds limit.
-func editDistance(a, b string, limit int) int {
-	ra, rb := []rune(a), []rune(b)
-	if d := len(ra) - len(rb); d > limit || -d > limit {
-		return limit + 1
-	}
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			rowMin = min(rowMin, cur[j])
-		}
-		if rowMin > limit {
-			return limit + 1
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

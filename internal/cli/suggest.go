@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/lcptools/lcp/internal/editdist"
 	"slices"
 	"strings"
 
@@ -34,7 +35,7 @@ func suggest(name string, candidates []string) []string {
 	limit := max(2, len([]rune(want))/4)
 	var found []scored
 	for _, c := range candidates {
-		d := editDistance(want, key(c), limit)
+		d := editdist.Levenshtein(want, key(c), limit)
 		if d <= limit {
 			found = append(found, scored{c, d})
 		}
@@ -65,37 +66,6 @@ func didYouMean(names []string) string {
 		return " Did you mean " + names[0] + "?"
 	}
 	return " Did you mean " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1] + "?"
-}
-
-// editDistance is the Levenshtein distance between a and b in runes,
-// or limit+1 when it is larger than limit.
-func editDistance(a, b string, limit int) int {
-	ra, rb := []rune(a), []rune(b)
-	if d := len(ra) - len(rb); d > limit || -d > limit {
-		return limit + 1
-	}
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		best := cur[0]
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			best = min(best, cur[j])
-		}
-		if best > limit {
-			return limit + 1
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // subcommandArgs is the Args check of a command that has subcommands and

@@ -45,24 +45,6 @@ func TestSuggest(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	for _, tt := range []struct {
-		a, b  string
-		limit int
-		want  int
-	}{
-		{"kitten", "sitting", 5, 3},
-		{"", "abc", 5, 3},
-		{"same", "same", 1, 0},
-		{"abcdef", "a", 2, 3}, // over the limit: limit+1
-		{"héllo", "hello", 2, 1},
-	} {
-		if got := editDistance(tt.a, tt.b, tt.limit); got != tt.want {
-			t.Errorf("editDistance(%q, %q, %d) = %d, want %d", tt.a, tt.b, tt.limit, got, tt.want)
-		}
-	}
-}
-
 // Unknown commands, subcommands, flags and arguments: one line on stderr
 // with the nearest valid name, exit 2.
 func TestDidYouMeanCommandsAndFlags(t *testing.T) {
