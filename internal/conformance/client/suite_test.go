@@ -3,15 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lcptools/lcp/internal/conformance/suitecli"
 )
 
 // scenarios are the client scenarios of the pinned suite (0.1.13): its
@@ -43,26 +43,6 @@ var scenarios = []string{
 	"auth/client-credentials-jwt",
 }
 
-var resultLine = regexp.MustCompile(`Passed: (\d+)/(\d+), (\d+) failed, (\d+) warnings`)
-
-// suite returns node and the suite's CLI, or skips the test saying what
-// to install.
-func suite(t *testing.T) (node, cli string) {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed: the MCP conformance suite cannot run")
-	}
-	cli, err = filepath.Abs(filepath.Join("..", "node", "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(cli); err != nil {
-		t.Skip("the MCP conformance suite is not installed: run (cd internal/conformance/node && npm ci)")
-	}
-	return node, cli
-}
-
 // TestSuiteScenarios runs each client scenario of the official MCP
 // conformance suite against this fixture, through the suite's own CLI,
 // and fails on any failed check, any warning, a client that failed where
@@ -71,7 +51,7 @@ func TestSuiteScenarios(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the conformance suite takes about a minute")
 	}
-	node, cli := suite(t)
+	node, cli := suitecli.Find(t)
 	bin := filepath.Join(t.TempDir(), "lcp-conformance-client")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
@@ -109,7 +89,7 @@ func TestSuiteScenarios(t *testing.T) {
 				t.Logf("%s: reconnection timed late, running again:\n%s", sc, out)
 				out, err = run()
 			}
-			m := resultLine.FindSubmatch(out)
+			m := suitecli.ResultLine.FindSubmatch(out)
 			if m == nil {
 				t.Fatalf("no result line (%v):\n%s", err, out)
 			}
@@ -135,6 +115,6 @@ func TestSuiteScenarios(t *testing.T) {
 // lateOnly reports whether the only problem of a run is sse-retry's
 // "reconnected slightly late" warning.
 func lateOnly(out []byte) bool {
-	m := resultLine.FindSubmatch(out)
+	m := suitecli.ResultLine.FindSubmatch(out)
 	return m != nil && string(m[3]) == "0" && string(m[4]) == "1" && strings.Contains(string(out), "reconnected slightly late")
 }

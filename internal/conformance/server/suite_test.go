@@ -7,12 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lcptools/lcp/internal/conformance/suitecli"
 )
 
 // scenarios are the server scenarios of the pinned suite (0.1.13), all of
@@ -51,26 +52,6 @@ var scenarios = []string{
 	"prompts-get-embedded-resource",
 	"prompts-get-with-image",
 	"dns-rebinding-protection",
-}
-
-var resultLine = regexp.MustCompile(`Passed: (\d+)/(\d+), (\d+) failed, (\d+) warnings`)
-
-// suite returns node and the suite's CLI, or skips the test saying what
-// to install.
-func suite(t *testing.T) (node, cli string) {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed: the MCP conformance suite cannot run")
-	}
-	cli, err = filepath.Abs(filepath.Join("..", "node", "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(cli); err != nil {
-		t.Skip("the MCP conformance suite is not installed: run (cd internal/conformance/node && npm ci)")
-	}
-	return node, cli
 }
 
 // startFixture builds and starts the fixture on a free loopback port and
@@ -134,7 +115,7 @@ func TestSuiteScenarios(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the conformance suite takes about a minute")
 	}
-	node, cli := suite(t)
+	node, cli := suitecli.Find(t)
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed: the fixture's Python library cannot run")
 	}
@@ -167,7 +148,7 @@ func TestSuiteScenarios(t *testing.T) {
 			cmd := exec.CommandContext(ctx, node, cli, "server", "--url", url, "--scenario", sc)
 			cmd.Dir = t.TempDir()
 			out, err := cmd.CombinedOutput()
-			m := resultLine.FindSubmatch(out)
+			m := suitecli.ResultLine.FindSubmatch(out)
 			if m == nil {
 				t.Fatalf("no result line (%v):\n%s", err, out)
 			}
