@@ -246,12 +246,8 @@ func (c *checker) scan(list []ast.Stmt) {
 		switch st := st.(type) {
 		case *ast.Import:
 			for _, a := range st.Names {
-				if a.AsName != "" {
-					c.aliases[a.AsName] = a.Name
-				} else {
-					top, _, _ := strings.Cut(a.Name, ".")
-					c.aliases[top] = top
-				}
+				local, module := a.ImportBinding()
+				c.aliases[local] = module
 			}
 		case *ast.ImportFrom:
 			if st.Level > 0 {

@@ -636,12 +636,8 @@ func (a *analyzer) stmt(s ast.Stmt) {
 		}
 	case *ast.Import:
 		for _, al := range s.Names {
-			if al.AsName != "" {
-				a.aliases[al.AsName] = al.Name
-			} else {
-				top, _, _ := strings.Cut(al.Name, ".")
-				a.aliases[top] = top
-			}
+			local, module := al.ImportBinding()
+			a.aliases[local] = module
 		}
 	case *ast.ImportFrom:
 		for _, al := range s.Names {

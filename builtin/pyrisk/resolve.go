@@ -16,12 +16,8 @@ func (u *unit) bind(mod *ast.Module) {
 		switch n := n.(type) {
 		case *ast.Import:
 			for _, a := range n.Names {
-				if a.AsName != "" {
-					u.aliases[a.AsName] = a.Name
-				} else {
-					top, _, _ := strings.Cut(a.Name, ".")
-					u.aliases[top] = top
-				}
+				local, module := a.ImportBinding()
+				u.aliases[local] = module
 			}
 		case *ast.ImportFrom:
 			if n.Level > 0 && n.Module == "" {

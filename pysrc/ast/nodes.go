@@ -3,7 +3,11 @@ package ast
 // This file declares the node types, one per class of Python's ast module
 // (names kept where Go allows), and their child order for Walk.
 
-import "github.com/lcptools/lcp/pysrc/token"
+import (
+	"strings"
+
+	"github.com/lcptools/lcp/pysrc/token"
+)
 
 // BoolOp is `a and b` / `a or b`.
 type BoolOp struct {
@@ -615,6 +619,20 @@ type Alias struct {
 	Span
 	Name   string
 	AsName string
+}
+
+// ImportBinding is the name `import NAME [as ASNAME]` binds in its scope
+// and the module that name stands for: `import os.path` binds os to os,
+// `import numpy as np` binds np to numpy.
+func (a *Alias) ImportBinding() (local, module string) {
+	if a.AsName != "" {
+		return a.AsName, a.Name
+	}
+	top := a.Name
+	if i := strings.IndexByte(top, '.'); i >= 0 {
+		top = top[:i]
+	}
+	return top, top
 }
 
 // WithItem is `context [as target]`.
