@@ -187,6 +187,25 @@ func (cs *ChangeSet) upperOf(p, part string) string {
 	return ""
 }
 
+// unchanged opens the folder of c's entry in the workspace and returns
+// it with the entry's name, or errConflict when the entry changed after
+// the run began.
+func (a *applier) unchanged(c Change) (dir int, name string, err error) {
+	dir, name, err = a.parent(c.Path, false)
+	if err != nil {
+		return -1, "", err
+	}
+	changed, err := a.changedSince(dir, name, c)
+	if err == nil && changed {
+		err = errConflict
+	}
+	if err != nil {
+		unix.Close(dir)
+		return -1, "", err
+	}
+	return dir, name, nil
+}
+
 // changedSince reports whether the entry name in dir changed after the
 // run began (or is not the type the run saw).
 func (a *applier) changedSince(dir int, name string, c Change) (bool, error) {
@@ -256,17 +275,11 @@ func (a *applier) add(c Change) error {
 
 // replace gives an existing file its new content and mode as a new inode.
 func (a *applier) replace(c Change) error {
-	dir, name, err := a.parent(c.Path, false)
+	dir, name, err := a.unchanged(c)
 	if err != nil {
 		return err
 	}
 	defer unix.Close(dir)
-	if changed, err := a.changedSince(dir, name, c); err != nil || changed {
-		if err != nil {
-			return err
-		}
-		return errConflict
-	}
 	var st unix.Stat_t
 	if err := unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return err
@@ -333,20 +346,14 @@ func (a *applier) copyIn(dir int, c Change, uid, gid int) (string, error) {
 
 // remove deletes an existing file, link or folder (with its content).
 func (a *applier) remove(c Change) error {
-	dir, name, err := a.parent(c.Path, false)
+	dir, name, err := a.unchanged(c)
+	if errors.Is(err, unix.ENOENT) {
+		return nil // its folder is gone already
+	}
 	if err != nil {
-		if errors.Is(err, unix.ENOENT) {
-			return nil // its folder is gone already
-		}
 		return err
 	}
 	defer unix.Close(dir)
-	if changed, err := a.changedSince(dir, name, c); err != nil || changed {
-		if err != nil {
-			return err
-		}
-		return errConflict
-	}
 	if typeName(c.OldMode) != "folder" {
 		return unix.Unlinkat(dir, name, 0)
 	}
@@ -398,17 +405,11 @@ func removeTree(dir int, name string, since time.Time) error {
 }
 
 func (a *applier) chmodDir(c Change) error {
-	dir, name, err := a.parent(c.Path, false)
+	dir, name, err := a.unchanged(c)
 	if err != nil {
 		return err
 	}
 	defer unix.Close(dir)
-	if changed, err := a.changedSince(dir, name, c); err != nil || changed {
-		if err != nil {
-			return err
-		}
-		return errConflict
-	}
 	return unix.Fchmodat(dir, name, uint32(c.Mode.Perm()), 0)
 }
 
