@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/lcptools/lcp/internal/spawn"
 )
 
 // spawn starts a worker for the group's library and waits for its hello.
@@ -31,7 +33,13 @@ func (p *Pool) spawn(g *group, s *slot) (*proc, error) {
 			return nil, fmt.Errorf("worker: prepare the worker of %s: %w", g.lib.Path, err)
 		}
 	}
-	err = startCmd(cmd)
+	err = supported()
+	var process *spawn.Process
+	if err == nil {
+		// The guardian gets SIGTERM when the engine dies: it then kills the
+		// worker and everything below it.
+		process, err = spawn.Start(cmd, &spawn.Options{DeathSignal: syscall.SIGTERM})
+	}
 	started()
 	if err != nil {
 		pp.closeChild()
@@ -39,11 +47,11 @@ func (p *Pool) spawn(g *group, s *slot) (*proc, error) {
 		return nil, &InterpreterError{Python: python, Err: err}
 	}
 	pp.closeChild()
-	pr := p.newProc(g, s, cmd, pp)
+	pr := p.newProc(g, s, process, pp)
 	if !p.addProc(pr) {
-		killGroup(pr.gpid, syscall.SIGKILL)
+		process.Kill()
 		pp.closeParent()
-		_ = cmd.Wait()
+		_ = process.Wait()
 		return nil, ErrClosed
 	}
 	pr.start(p.startFrame(g.lib))
@@ -79,14 +87,13 @@ type childFiles struct {
 // descriptors 3 to 6 (see lcp_worker.py).
 func (p *Pool) workerCommand(python, exe, dir string, f childFiles) *exec.Cmd {
 	return &exec.Cmd{
-		Path:        exe,
-		Args:        []string{python, "-c", bootstrap},
-		Dir:         dir,
-		Env:         p.workerEnv(),
-		Stdout:      f.out,
-		Stderr:      f.err,
-		ExtraFiles:  []*os.File{f.call, f.reply, f.status, f.side},
-		SysProcAttr: sysProcAttr(),
+		Path:       exe,
+		Args:       []string{python, "-c", bootstrap},
+		Dir:        dir,
+		Env:        p.workerEnv(),
+		Stdout:     f.out,
+		Stderr:     f.err,
+		ExtraFiles: []*os.File{f.call, f.reply, f.status, f.side},
 	}
 }
 
@@ -167,14 +174,14 @@ func (pp *pipes) closeParent() {
 	}
 }
 
-func (p *Pool) newProc(g *group, s *slot, cmd *exec.Cmd, pp *pipes) *proc {
+func (p *Pool) newProc(g *group, s *slot, process *spawn.Process, pp *pipes) *proc {
 	pr := &proc{
 		pool:      p,
 		slot:      s,
 		lib:       g.lib,
 		workspace: g.workspace,
-		cmd:       cmd,
-		gpid:      cmd.Process.Pid,
+		process:   process,
+		gpid:      process.Pid(),
 		maxFrame:  p.opts.MaxResultBytes + 4<<20,
 		callPipe:  &pipeWriter{f: pp.callW},
 		sidePipe:  &pipeWriter{f: pp.sideW},
@@ -247,6 +254,7 @@ func (p *Pool) handshake(pr *proc, python string) error {
 			return &ProtocolError{Msg: fmt.Sprintf("worker protocol %d, engine protocol %d", h.Protocol, protocolVersion)}
 		}
 		pr.wpid.Store(int64(h.PID))
+		pr.process.Adopt(h.PID) // the worker's own group ends with its guardian
 		p.log.Debug("worker started", "library", pr.lib.Path, "workspace", pr.workspace,
 			"pid", h.PID, "python", h.Python)
 		return nil
