@@ -11,6 +11,7 @@ import (
 
 	"github.com/lcptools/lcp/autonomy"
 	"github.com/lcptools/lcp/builtin/internal/proc"
+	"github.com/lcptools/lcp/egress"
 	"github.com/lcptools/lcp/sandbox"
 	"github.com/lcptools/lcp/tool"
 )
@@ -385,7 +386,7 @@ func noteBlocked(res map[string]any, out *proc.Outcome, p *sandbox.Policy) []str
 // SandboxDenialKey marks a log record of a call as a sandbox denial: its
 // data is a JSON object with this key set to what was denied ("network",
 // "filesystem"). Metrics count them (lcp_sandbox_denials_total).
-const SandboxDenialKey = "lcp_sandbox_denial"
+const SandboxDenialKey = egress.DenialKey
 
 // reportDenial tells the call's subscribers that the sandbox denied what.
 func reportDenial(ctx context.Context, what string) {

@@ -3,6 +3,7 @@ package egress
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -458,3 +459,16 @@ func (l *connListener) Close() error {
 }
 
 func (l *connListener) Addr() net.Addr { return &net.UnixAddr{Name: "lcp-egress", Net: "unix"} }
+
+// DenialKey marks a call's log event as a sandbox denial: its data is a
+// JSON object with this key set to what was denied ("network" here), as
+// the built-in tools report the filesystem denials they see. Metrics
+// count them.
+const DenialKey = "lcp_sandbox_denial"
+
+// EventData is the data of the log event that shows the denial in a
+// call's events: {"lcp_sandbox_denial": "network", "host", "port", "rule"}.
+func (d Denial) EventData() []byte {
+	raw, _ := json.Marshal(map[string]any{DenialKey: "network", "host": d.Host, "port": d.Port, "rule": d.Rule})
+	return raw
+}

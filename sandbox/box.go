@@ -19,6 +19,7 @@ type Box struct {
 	start  time.Time
 
 	statusR    *os.File
+	egressR    *os.File   // lcp's end of the socket the init hands connections over on
 	childFiles []*os.File // the child's ends and detached mounts; closed by Started
 
 	mu      sync.Mutex
@@ -89,6 +90,9 @@ func (b *Box) releaseLocked() {
 	b.childFiles = nil
 	r := &Report{Limits: b.policy.Limits}
 	b.report = r
+	if b.egressR != nil {
+		go b.serveEgress(b.egressR)
+	}
 	if b.statusR == nil {
 		close(b.ended)
 		close(b.drained)
@@ -168,8 +172,11 @@ func (b *Box) Close() error {
 		return nil
 	}
 	b.closed = true
-	status, tmp := b.statusR, b.tmp
+	status, tmp, egress := b.statusR, b.tmp, b.egressR
 	b.mu.Unlock()
+	if egress != nil {
+		egress.Close()
+	}
 	if status != nil {
 		// The init may still be exiting; its status pipe is read to the
 		// end in the background, then closed.
