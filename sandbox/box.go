@@ -20,6 +20,7 @@ type Box struct {
 
 	statusR    *os.File
 	egressR    *os.File   // lcp's end of the socket the init hands connections over on
+	egressConn io.Closer  // the same, once served
 	childFiles []*os.File // the child's ends and detached mounts; closed by Started
 
 	mu      sync.Mutex
@@ -91,7 +92,8 @@ func (b *Box) releaseLocked() {
 	r := &Report{Limits: b.policy.Limits}
 	b.report = r
 	if b.egressR != nil {
-		go b.serveEgress(b.egressR)
+		b.egressConn = b.serveEgress(b.egressR)
+		b.egressR = nil
 	}
 	if b.statusR == nil {
 		close(b.ended)
@@ -172,7 +174,7 @@ func (b *Box) Close() error {
 		return nil
 	}
 	b.closed = true
-	status, tmp, egress := b.statusR, b.tmp, b.egressR
+	status, tmp, egress := b.statusR, b.tmp, b.egressConn
 	b.mu.Unlock()
 	if egress != nil {
 		egress.Close()

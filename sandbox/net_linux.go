@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strconv"
@@ -45,34 +46,40 @@ func proxyEnv(env []string, port int) []string {
 		"NO_PROXY="+direct, "no_proxy="+direct)
 }
 
-// serveEgress receives the connections the init hands over and gives
-// each to the policy's Egress, until the init closes its end.
-func (b *Box) serveEgress(f *os.File) {
+// serveEgress takes over lcp's end of the hand-over socket and, in the
+// background, gives each connection the init hands over to the policy's
+// Egress, until the init or Close closes the socket.
+func (b *Box) serveEgress(f *os.File) io.Closer {
 	c, err := net.FileConn(f)
+	f.Close()
 	if err != nil {
-		return
+		return nil
 	}
-	defer c.Close()
 	uc, ok := c.(*net.UnixConn)
 	if !ok {
-		return
+		c.Close()
+		return nil
 	}
-	buf, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4*8))
-	for {
-		_, oobn, _, _, err := uc.ReadMsgUnix(buf, oob)
-		if err != nil {
-			return
-		}
-		for _, fd := range receivedFds(oob[:oobn]) {
-			cf := os.NewFile(uintptr(fd), "egress-conn")
-			conn, err := net.FileConn(cf)
-			cf.Close()
+	go func() {
+		defer uc.Close()
+		buf, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4*8))
+		for {
+			_, oobn, _, _, err := uc.ReadMsgUnix(buf, oob)
 			if err != nil {
-				continue
+				return
 			}
-			go b.policy.Egress(conn)
+			for _, fd := range receivedFds(oob[:oobn]) {
+				cf := os.NewFile(uintptr(fd), "egress-conn")
+				conn, err := net.FileConn(cf)
+				cf.Close()
+				if err != nil {
+					continue
+				}
+				go b.policy.Egress(conn)
+			}
 		}
-	}
+	}()
+	return uc
 }
 
 func receivedFds(oob []byte) []int {

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
@@ -47,4 +48,4 @@ func (cs *ChangeSet) Apply(which func(*Change) bool, l *Ledger) *Outcome {
 	return out
 }
 
-func (b *Box) serveEgress(*os.File) {}
+func (b *Box) serveEgress(*os.File) io.Closer { return nil }
