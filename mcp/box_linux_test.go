@@ -32,8 +32,8 @@ func requireSandbox(t *testing.T) {
 // folder, and two listeners on the host's loopback.
 type attackScene struct {
 	key, other, outside string
-	allowed, second    string
-	marker             string
+	allowed, second     string
+	marker              string
 }
 
 func newAttackScene(t *testing.T) *attackScene {
