@@ -373,44 +373,32 @@ func DefaultStateDir() string {
 // call and of ClientOptions.OnEvent.
 func (r *remote) boxHooks() boxHooks {
 	var mu sync.Mutex
-	allowed := map[*callEntry]map[string]bool{} // "once": for the call
+	perCall := map[*callEntry]*egress.Confirmer{} // "once": for the call
 	return boxHooks{
 		opts: &r.ts.opts,
 		ask: func(ctx context.Context, host string, port int) bool {
 			if r.ts.opts.Autonomy != nil && r.ts.opts.Autonomy(r.cfg.Alias) == autonomy.FullAccess {
 				return false
 			}
-			target := fmt.Sprintf("%s:%d", host, port)
-			req := &tool.Request{Kind: tool.KindConfirm, Label: "Network access to " + target, Title: "Network access to " + target}
-			e := r.onlyCall()
-			if e != nil {
+			if e := r.onlyCall(); e != nil {
+				mu.Lock()
+				c := perCall[e]
+				if c == nil {
+					c = &egress.Confirmer{}
+					perCall[e] = c
+					context.AfterFunc(e.runCtx, func() { mu.Lock(); delete(perCall, e); mu.Unlock() })
+				}
+				mu.Unlock()
 				e.askMu.Lock()
 				defer e.askMu.Unlock()
-				mu.Lock()
-				ok := allowed[e][target]
-				mu.Unlock()
-				if ok {
-					return true
-				}
-				req.Source = fmt.Sprintf("%s (MCP server %q, in its sandbox) wants to reach %s, which its network list does not name. Allow once (for this call), always (for this server), or reject.", e.call.Tool, r.cfg.Alias, target)
-				d, _, err := tool.Confirm(e.runCtx, req.Source, req.Label, nil)
-				if err != nil || d == tool.Reject {
-					return false
-				}
-				mu.Lock()
-				if allowed[e] == nil {
-					allowed[e] = map[string]bool{}
-					context.AfterFunc(e.runCtx, func() { mu.Lock(); delete(allowed, e); mu.Unlock() })
-				}
-				allowed[e][target] = true
-				mu.Unlock()
-				return true
+				return c.Ask(e.runCtx, fmt.Sprintf("%s (MCP server %q, in its sandbox)", e.call.Tool, r.cfg.Alias), host, port)
 			}
 			if r.ts.opts.Respond == nil {
 				return false
 			}
-			req.ID, req.Tool, req.Library = tool.NewID(), r.cfg.Alias, r.cfg.Alias
-			req.Source = fmt.Sprintf("MCP server %q (in its sandbox, with no call of its tools running) wants to reach %s, which its network list does not name. Allow once, always (for this server), or reject.", r.cfg.Alias, target)
+			label := egress.ConfirmLabel(host, port)
+			req := &tool.Request{ID: tool.NewID(), Tool: r.cfg.Alias, Library: r.cfg.Alias, Kind: tool.KindConfirm, Label: label, Title: label,
+				Source: fmt.Sprintf("MCP server %q (in its sandbox, with no call of its tools running) wants to reach %s:%d, which its network list does not name.", r.cfg.Alias, host, port)}
 			resp := r.ts.opts.Respond(ctx, req)
 			if resp.Action != tool.Submit {
 				return false
@@ -422,7 +410,7 @@ func (r *remote) boxHooks() boxHooks {
 			return v == tool.Allow || v == tool.Always
 		},
 		deny: func(d egress.Denial) {
-			ev := tool.Event{Kind: tool.EventLog, Level: "warning", Text: "the sandbox denied " + d.String(), Data: d.EventData()}
+			ev := d.Event()
 			if e := r.onlyCall(); e != nil {
 				e.call.Emit(ev)
 				ev.Tool, ev.CallID, ev.Library = e.call.Tool, e.call.CallID, e.call.Info.Library.ID

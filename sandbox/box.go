@@ -20,7 +20,6 @@ type Box struct {
 
 	statusR    *os.File
 	egressR    *os.File   // lcp's end of the socket the init hands connections over on
-	egressConn io.Closer  // the same, once served
 	childFiles []*os.File // the child's ends and detached mounts; closed by Started
 
 	mu      sync.Mutex
@@ -92,7 +91,7 @@ func (b *Box) releaseLocked() {
 	r := &Report{Limits: b.policy.Limits}
 	b.report = r
 	if b.egressR != nil {
-		b.egressConn = b.serveEgress(b.egressR)
+		b.serveEgress(b.egressR)
 		b.egressR = nil
 	}
 	if b.statusR == nil {
@@ -174,11 +173,10 @@ func (b *Box) Close() error {
 		return nil
 	}
 	b.closed = true
-	status, tmp, egress := b.statusR, b.tmp, b.egressConn
+	// The egress socket is the run's way out: it stays open until the
+	// init closes its end, when the run is gone.
+	status, tmp := b.statusR, b.tmp
 	b.mu.Unlock()
-	if egress != nil {
-		egress.Close()
-	}
 	if status != nil {
 		// The init may still be exiting; its status pipe is read to the
 		// end in the background, then closed.

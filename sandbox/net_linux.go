@@ -3,7 +3,6 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"strconv"
@@ -48,17 +47,17 @@ func proxyEnv(env []string, port int) []string {
 
 // serveEgress takes over lcp's end of the hand-over socket and, in the
 // background, gives each connection the init hands over to the policy's
-// Egress, until the init or Close closes the socket.
-func (b *Box) serveEgress(f *os.File) io.Closer {
+// Egress, until the init closes its end: the run is gone.
+func (b *Box) serveEgress(f *os.File) {
 	c, err := net.FileConn(f)
 	f.Close()
 	if err != nil {
-		return nil
+		return
 	}
 	uc, ok := c.(*net.UnixConn)
 	if !ok {
 		c.Close()
-		return nil
+		return
 	}
 	go func() {
 		defer uc.Close()
@@ -79,7 +78,6 @@ func (b *Box) serveEgress(f *os.File) io.Closer {
 			}
 		}
 	}()
-	return uc
 }
 
 func receivedFds(oob []byte) []int {

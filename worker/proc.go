@@ -2,12 +2,14 @@ package worker
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -420,6 +422,22 @@ func (pr *proc) takeCall(id uint64) *pcall {
 	pc := pr.calls[id]
 	delete(pr.calls, id)
 	return pc
+}
+
+// callContexts returns the contexts of the calls in flight, oldest first.
+func (pr *proc) callContexts() []context.Context {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	out := make([]*pcall, 0, len(pr.calls))
+	for _, pc := range pr.calls {
+		out = append(out, pc)
+	}
+	slices.SortFunc(out, func(a, b *pcall) int { return cmp.Compare(a.id, b.id) })
+	ctxs := make([]context.Context, len(out))
+	for i, pc := range out {
+		ctxs[i] = pc.ctx
+	}
+	return ctxs
 }
 
 // liveCall returns the call in flight with this id, or nil.

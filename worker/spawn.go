@@ -1,10 +1,12 @@
 package worker
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 	"time"
 
@@ -26,8 +28,18 @@ func (p *Pool) spawn(g *group, s *slot) (*proc, error) {
 	}
 	cmd := p.workerCommand(python, exe, g.workspace, pp.child)
 	started := func() {}
+	var pr *proc
+	var prMu sync.Mutex
+	calls := func() []context.Context {
+		prMu.Lock()
+		defer prMu.Unlock()
+		if pr == nil {
+			return nil
+		}
+		return pr.callContexts()
+	}
 	if p.opts.Wrap != nil {
-		if started, err = p.opts.Wrap(cmd, g.lib, g.workspace); err != nil {
+		if started, err = p.opts.Wrap(cmd, g.lib, g.workspace, calls); err != nil {
 			pp.closeChild()
 			pp.closeParent()
 			return nil, fmt.Errorf("worker: prepare the worker of %s: %w", g.lib.Path, err)
@@ -47,7 +59,9 @@ func (p *Pool) spawn(g *group, s *slot) (*proc, error) {
 		return nil, &InterpreterError{Python: python, Err: err}
 	}
 	pp.closeChild()
-	pr := p.newProc(g, s, process, pp)
+	prMu.Lock()
+	pr = p.newProc(g, s, process, pp)
+	prMu.Unlock()
 	if !p.addProc(pr) {
 		process.Kill()
 		pp.closeParent()
