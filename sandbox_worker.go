@@ -3,11 +3,11 @@ package lcp
 import (
 	"context"
 	"fmt"
-	"sync"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/lcptools/lcp/autonomy"
 	"github.com/lcptools/lcp/egress"

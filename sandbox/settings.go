@@ -61,8 +61,8 @@ type Settings struct {
 	Network bool
 	// Allow is the network allow-list ("network": [...]), nil when none
 	// is given.
-	Allow     egress.List
-	ReadPaths []string
+	Allow      egress.List
+	ReadPaths  []string
 	WritePaths []string
 	// Caches is nil for the defaults.
 	Caches []string
