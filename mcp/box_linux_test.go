@@ -259,7 +259,7 @@ func TestBoxedServerCommandNotFound(t *testing.T) {
 	}
 	sc = ServerConfig{Alias: "hidden", Type: TypeStdio, Command: "/bin/sh", Args: []string{script}}
 	c = newClient(t, []ServerConfig{sc}, &ClientOptions{ConnectTimeout: 20 * time.Second})
-	if err := c.Err("hidden"); err == nil || !strings.Contains(err.Error(), "hidden") {
+	if err := c.Err("hidden"); err == nil || !strings.Contains(err.Error(), `"hidden"`) || !strings.Contains(err.Error(), "lcp's sandbox") {
 		t.Fatalf("err %v", err)
 	}
 }

@@ -30,6 +30,8 @@ type ServerExitError struct {
 	Signal string
 	// Stderr holds the last lines the server wrote on its standard error.
 	Stderr string
+	// Boxed is true when the server ran in lcp's sandbox.
+	Boxed bool
 }
 
 func (e *ServerExitError) Error() string {
@@ -42,6 +44,9 @@ func (e *ServerExitError) Error() string {
 	}
 	if e.Stderr != "" {
 		fmt.Fprintf(&b, "; its last output: %s", e.Stderr)
+	}
+	if e.Boxed && (e.ExitCode != 0 || e.Signal != "") {
+		b.WriteString(` (it ran in lcp's sandbox, which shows it the system, its toolchains, its state folder and what its entry's "sandbox" names: "read", "write", "workspace", "network")`)
 	}
 	return b.String()
 }
@@ -305,7 +310,7 @@ func (p *process) exited(d time.Duration) *ServerExitError {
 	case <-p.errDone:
 	case <-time.After(100 * time.Millisecond):
 	}
-	e := &ServerExitError{Alias: p.alias, ExitCode: -1, Stderr: p.tail.String()}
+	e := &ServerExitError{Alias: p.alias, ExitCode: -1, Stderr: p.tail.String(), Boxed: p.box != nil}
 	if r := p.report; r != nil && r.Exited {
 		// The box's init exits with 128+N for a signal: its report says
 		// how the server itself ended.
