@@ -1,7 +1,6 @@
 package lcp
 
 import (
-	"context"
 	"strings"
 
 	"github.com/lcptools/lcp/autonomy"
@@ -81,24 +80,4 @@ func networkText(set sandbox.Settings) string {
 // ServerContainment tells how an MCP server of the configuration runs.
 func ServerContainment(sc *mcp.ServerConfig) Containment {
 	return Containment{Boxed: sc.Boxed(), How: sc.Containment()}
-}
-
-// Containment lists how every library of the inventory runs, and every
-// configured MCP server (started or not), in the order of Libraries.
-func (e *Engine) Containment(ctx context.Context) (map[string]Containment, error) {
-	libs, err := e.Libraries(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]Containment{}
-	for _, l := range libs {
-		out[l.ID] = *l.Sandbox
-	}
-	for i := range e.cfg.MCPServers {
-		sc := &e.cfg.MCPServers[i]
-		if _, ok := out[sc.Alias]; !ok {
-			out[sc.Alias] = ServerContainment(sc)
-		}
-	}
-	return out, nil
 }

@@ -146,14 +146,14 @@ func (e *Engine) askEgress(stem string, calls func() []context.Context) func(con
 }
 
 // egressDenied shows a refused connection of a boxed worker in the
-// events of the only call in flight, and to Config.OnEvent.
+// events of the only call in flight, else to Config.OnEvent.
 func (e *Engine) egressDenied(stem string, calls func() []context.Context) func(egress.Denial) {
 	return func(d egress.Denial) {
 		ev := d.Event()
 		if cs := calls(); len(cs) == 1 {
 			if c := tool.CallFromContext(cs[0]); c != nil {
-				c.Emit(ev)
-				ev.Tool, ev.CallID = c.Tool, c.CallID
+				c.Emit(ev) // the engine's subscriber is among the call's
+				return
 			}
 		}
 		ev.Library = stem

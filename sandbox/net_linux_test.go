@@ -97,6 +97,13 @@ print("no_proxy:", os.environ.get("NO_PROXY"))
 	}
 }
 
+func TestEgressPortChecked(t *testing.T) {
+	_, err := checkPolicy(&Policy{Workspace: t.TempDir(), EgressPort: 70000, Egress: func(net.Conn) {}})
+	if err == nil || !strings.Contains(err.Error(), "egress port 70000") {
+		t.Fatalf("err %v", err)
+	}
+}
+
 func TestEgressAndNetworkExclusive(t *testing.T) {
 	cmd := exec.Command("/bin/true")
 	_, err := wrap(cmd, &Policy{Workspace: t.TempDir(), Network: true, Egress: func(net.Conn) {}})
