@@ -12,6 +12,7 @@ import (
 
 	"github.com/lcptools/lcp/builtin"
 	"github.com/lcptools/lcp/egress"
+	"github.com/lcptools/lcp/hitl"
 	"github.com/lcptools/lcp/tool"
 )
 
@@ -88,5 +89,68 @@ print(get("OTHER"))
 	}
 	if !found {
 		t.Errorf("no denial event for %s among %+v", other, events)
+	}
+}
+
+// TestNetworkAlwaysIsRememberedPerHost answers "always" through the hitl
+// broker: the next run reaching the same host asks nobody, a run reaching
+// another host asks again.
+func TestNetworkAlwaysIsRememberedPerHost(t *testing.T) {
+	needSandbox(t)
+	havePython(t)
+	serve := func() string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") }))
+		t.Cleanup(srv.Close)
+		return srv.Listener.Addr().String()
+	}
+	first, second := serve(), serve()
+	ts, err := builtin.New(&builtin.Options{Workspace: t.TempDir(), Configs: map[string]map[string]any{
+		builtin.ExecutePython: {"autonomy_level": "safe", "network": []any{}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ts.Close() })
+	var mu sync.Mutex
+	var asked []string
+	broker := hitl.New(hitl.FrontEndFunc(func(_ context.Context, r *tool.Request) (tool.Response, error) {
+		mu.Lock()
+		asked = append(asked, r.Label)
+		mu.Unlock()
+		return r.Submitted(tool.Always), nil
+	}), nil)
+	defer broker.Close()
+	fetch := func(target string) string {
+		t.Helper()
+		code := strings.ReplaceAll(`
+import os, socket
+host, port = os.environ["HTTP_PROXY"].removeprefix("http://").rsplit(":", 1)
+s = socket.create_connection((host, int(port)), timeout=20)
+s.sendall(b"GET http://TARGET/ HTTP/1.1\r\nHost: TARGET\r\nConnection: close\r\n\r\n")
+data = b""
+while (b := s.recv(65536)):
+    data += b
+print(data.split(b"\r\n")[0].decode())
+`, "TARGET", target)
+		raw, _ := json.Marshal(map[string]any{"code": code})
+		res, err := tool.Call(context.Background(), ts, "tool_execute_python_code", raw, &tool.CallOptions{Respond: broker.Respond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out map[string]any
+		b, _ := json.Marshal(res)
+		_ = json.Unmarshal(b, &out)
+		s, _ := out["stdout"].(string)
+		return strings.TrimSpace(s)
+	}
+	for _, target := range []string{first, first, second} {
+		if got := fetch(target); got != "HTTP/1.1 200 OK" {
+			t.Fatalf("%s: %q", target, got)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"Network access to " + first, "Network access to " + second}
+	if strings.Join(asked, "|") != strings.Join(want, "|") {
+		t.Errorf("asked %q, want %q", asked, want)
 	}
 }
