@@ -17,6 +17,9 @@ type Containment struct {
 	// InProcess is true for a library that starts no process (Go code of
 	// lcp or of the host).
 	InProcess bool `json:"in_process,omitempty"`
+	// Remote is true for an MCP server lcp reaches over HTTP: no process
+	// of lcp's.
+	Remote bool `json:"remote,omitempty"`
 	// How says it in one line: where it runs and why.
 	How string `json:"how"`
 }
@@ -79,5 +82,5 @@ func networkText(set sandbox.Settings) string {
 
 // ServerContainment tells how an MCP server of the configuration runs.
 func ServerContainment(sc *mcp.ServerConfig) Containment {
-	return Containment{Boxed: sc.Boxed(), How: sc.Containment()}
+	return Containment{Boxed: sc.Boxed(), Remote: sc.Type != mcp.TypeStdio, How: sc.Containment()}
 }

@@ -82,6 +82,8 @@ func runDoctor(o *DoctorOptions) error {
 		switch {
 		case r.InProcess:
 			mark = "in-proc"
+		case r.Remote:
+			mark = "remote "
 		case !r.Boxed:
 			mark = "OUTSIDE"
 		}

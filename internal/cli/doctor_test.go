@@ -135,7 +135,7 @@ func TestDoctorSaysWhatRunsOutsideABox(t *testing.T) {
 		"OUTSIDE mine ", boxedLib, "network to api.example.org",
 		"box     fs ", "in a box (workspace: read-write, network to registry.npmjs.org)",
 		`OUTSIDE legacy `, `("sandbox": false)`,
-		"OUTSIDE web ", "remote (http)",
+		"remote  web ", "remote (http)",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("doctor lacks %q:\n%s", want, out.String())

@@ -245,6 +245,8 @@ func printLibraries(ctx context.Context, env *Env, eng *lcp.Engine, asJSON bool)
 				box = "box"
 			case l.Sandbox.InProcess:
 				box = "in-proc"
+			case l.Sandbox.Remote:
+				box = "remote"
 			default:
 				box = "OUTSIDE"
 			}
