@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lcptools/lcp/autonomy"
 	"math"
 	"strings"
 	"sync"
@@ -254,7 +255,8 @@ func (br *mcpBridge) open(s *bridgeServer, connect time.Duration) {
 	defer cancel()
 	ts, err := mcp.NewClientToolset(ctx, []mcp.ServerConfig{s.cfg}, &mcp.ClientOptions{
 		Respond: cfg.Respond, Stderr: cfg.MCPStderr, Logger: cfg.Logger, OAuth: cfg.MCPOAuth,
-		ConnectTimeout: connect,
+		ConnectTimeout: connect, Workspace: cfg.Workspace, StateDir: cfg.MCPStateDir,
+		Autonomy: func(alias string) autonomy.Level { return autonomy.FromConfig(cfg.HostToolConfigs[alias]) },
 	})
 	br.mu.Lock()
 	if br.closed && ts != nil {

@@ -22,7 +22,9 @@ func BenchmarkMCPBridge(b *testing.B) {
 		b.Skip("python3 is not installed")
 	}
 	script, _ := filepath.Abs("testdata/bridge/fake_mcp.py")
-	entry := map[string]any{"alias": "fake", "command": "python3", "args": []any{script}}
+	// Both servers in their boxes, showing the fixture's folder.
+	dir := filepath.Dir(script)
+	entry := map[string]any{"alias": "fake", "command": "python3", "args": []any{script}, "sandbox": map[string]any{"read": []any{dir}}}
 	for _, c := range []struct{ name, tool, args string }{
 		{"reference", "tool_via_host", `{"name": "fake::add", "params": "{\"a\": 1, \"b\": 2}"}`},
 		{"bridge", "tool_exec", `{"name": "fake::add", "params": "{\"a\": 1, \"b\": 2}"}`},
@@ -34,7 +36,7 @@ func BenchmarkMCPBridge(b *testing.B) {
 				ToolsFolders:    []string{"testdata/bridge/direct"},
 				Workspace:       b.TempDir(),
 				HostToolConfigs: map[string]map[string]any{"mcp_direct": {"servers": []any{entry}}},
-				MCPServers:      []mcp.ServerConfig{{Alias: "fake", Command: "python3", Args: []string{script}}},
+				MCPServers:      []mcp.ServerConfig{{Alias: "fake", Command: "python3", Args: []string{script}, Sandbox: &mcp.SandboxConfig{Read: []string{dir}}}},
 			})
 			if err != nil {
 				b.Fatal(err)

@@ -79,8 +79,11 @@ func fakeServer(t *testing.T, alias, pids string) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The fixture records its host pids for the tests of the bridge's
+	// sessions: it runs unconfined, as its entry says (the box is
+	// package mcp's to test).
 	return map[string]any{"alias": alias, "type": "stdio", "command": "python3", "args": []any{script},
-		"env": map[string]any{"FAKE_MCP_PIDS": pids}, "timeout": 10}
+		"env": map[string]any{"FAKE_MCP_PIDS": pids}, "timeout": 10, "sandbox": false}
 }
 
 // startedPIDs returns the processes the fake server's pid file lists.
@@ -111,7 +114,8 @@ func TestSeedBridgeRunsVerbatim(t *testing.T) {
 	needPython(t)
 	script := everythingScript(t)
 	servers := []any{
-		map[string]any{"alias": "everything", "type": "stdio", "command": "node", "args": []any{script, "stdio"}},
+		map[string]any{"alias": "everything", "type": "stdio", "command": "node", "args": []any{script, "stdio"},
+			"sandbox": map[string]any{"read": []any{strings.SplitAfter(script, "node_modules")[0]}}},
 		map[string]any{"alias": "web", "type": "http", "url": everythingHTTP(t, script)},
 	}
 	var mu sync.Mutex
@@ -338,7 +342,7 @@ func TestBridgeBadServers(t *testing.T) {
 		{"quits", "x", `MCP server "quits" exited with status 3; its last output: no config`, 5 * time.Second},
 		{"junk", "x", `MCP server "junk" wrote something that is not an MCP message on its standard output`, 5 * time.Second},
 		{"mute", "x", `MCP server "mute" did not answer within 1s`, 5 * time.Second},
-		{"missing", "x", `starting "/nonexistent/mcp-server"`, 5 * time.Second},
+		{"missing", "x", `its command "/nonexistent/mcp-server" was not found`, 5 * time.Second},
 		{"fake", "boom", "boom: it failed", 5 * time.Second},
 	} {
 		start := time.Now()
@@ -402,7 +406,7 @@ func TestBridgeBadServers(t *testing.T) {
 func TestBridgeNames(t *testing.T) {
 	needPython(t)
 	script, _ := filepath.Abs("testdata/bridge/fake_mcp.py")
-	servers := []any{map[string]any{"alias": "listed", "command": []any{"python3", script}}}
+	servers := []any{map[string]any{"alias": "listed", "command": []any{"python3", script}, "sandbox": false}}
 	eng, err := lcp.New(context.Background(), &lcp.Config{
 		ToolsFolders:    []string{"testdata/bridge/direct"},
 		Workspace:       t.TempDir(),

@@ -135,6 +135,9 @@ type Config struct {
 	// "<alias>::<tool>" (see mcp.LoadConfig for the configuration file).
 	// A server that fails to start is a diagnostic; the rest works.
 	MCPServers []mcp.ServerConfig
+	// MCPStateDir holds the private state folders of the boxed stdio MCP
+	// servers, one per alias; empty means mcp.DefaultStateDir().
+	MCPStateDir string
 	// MCPStderr receives the standard error of stdio MCP servers; nil
 	// discards it.
 	MCPStderr io.Writer
@@ -314,6 +317,8 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 	if len(e.cfg.MCPServers) > 0 {
 		remote, err := mcp.NewClientToolset(ctx, e.cfg.MCPServers, &mcp.ClientOptions{
 			Respond: e.cfg.Respond, Stderr: e.cfg.MCPStderr, Logger: e.cfg.Logger, OAuth: e.cfg.MCPOAuth,
+			Workspace: e.cfg.Workspace, StateDir: e.cfg.MCPStateDir,
+			Autonomy: func(alias string) autonomy.Level { return autonomy.FromConfig(e.cfg.HostToolConfigs[alias]) },
 		})
 		if err != nil {
 			b.Close()

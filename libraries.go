@@ -45,6 +45,9 @@ type LibraryInfo struct {
 	Tools []string `json:"tools"`
 	// Diagnostics are those about the library's files.
 	Diagnostics []tool.Diagnostic `json:"diagnostics"`
+	// Sandbox says whether what the library runs is in lcp's kernel
+	// sandbox, and how.
+	Sandbox *Containment `json:"sandbox"`
 }
 
 // Libraries lists the inventory's libraries, in the order of their first
@@ -152,6 +155,8 @@ func (e *Engine) Libraries(ctx context.Context) ([]LibraryInfo, error) {
 	}
 	out := make([]LibraryInfo, len(libs))
 	for i, l := range libs {
+		c := e.containment(l)
+		l.Sandbox = &c
 		out[i] = *l
 	}
 	return out, nil

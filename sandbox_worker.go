@@ -1,13 +1,18 @@
 package lcp
 
 import (
+	"context"
 	"fmt"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
+	"github.com/lcptools/lcp/autonomy"
+	"github.com/lcptools/lcp/egress"
 	"github.com/lcptools/lcp/sandbox"
+	"github.com/lcptools/lcp/tool"
 	"github.com/lcptools/lcp/worker"
 )
 
@@ -45,7 +50,7 @@ func (e *Engine) sandboxed(stem string) (bool, error) {
 // sandbox when its host configuration asks for it (sandbox:
 // "workspace-write" or "read-only") or Config.Sandbox does for all. Other
 // libraries run as they are: they are the user's own, trusted code.
-func (e *Engine) wrapWorker(cmd *exec.Cmd, lib worker.Library, ws string) (func(), error) {
+func (e *Engine) wrapWorker(cmd *exec.Cmd, lib worker.Library, ws string, calls func() []context.Context) (func(), error) {
 	stem := lib.Stem
 	if stem == "" {
 		stem = strings.TrimSuffix(filepath.Base(lib.Path), ".py")
@@ -74,11 +79,86 @@ func (e *Engine) wrapWorker(cmd *exec.Cmd, lib worker.Library, ws string) (func(
 			extra = append(extra, kv)
 		}
 	}
-	box, err := sandbox.Wrap(cmd, set.Policy(ws, mode, extra, paths))
+	pol := set.Policy(ws, mode, extra, paths)
+	var proxy *egress.Proxy
+	if !pol.Network {
+		proxy = egress.New(&egress.Options{Allow: set.Allow, Ask: e.askEgress(stem, calls), OnDeny: e.egressDenied(stem, calls), Logger: e.cfg.Logger})
+		pol.Egress = proxy.ServeConn
+	}
+	box, err := sandbox.Wrap(cmd, pol)
 	if err != nil {
+		if proxy != nil {
+			proxy.Close()
+		}
 		return nil, fmt.Errorf("library %s: %w", stem, err)
 	}
 	// A worker writes its workspace directly: the box holds nothing to
-	// read back once the process runs.
-	return func() { box.Started(); box.Close() }, nil
+	// read back once the process runs; its proxy serves it while it lives.
+	return func() {
+		box.Started()
+		if proxy != nil {
+			go func() { <-box.Ended(); proxy.Close() }()
+		}
+		box.Close()
+	}, nil
+}
+
+// askEgress is who decides a connection of a boxed library's worker to a
+// host its network list does not name: in safe and strict, the person,
+// through the only call in flight on the worker (a confirmation of that
+// call, "allow once" lasting for the call), else Config.Respond; in
+// full_access nobody is asked and the list alone decides.
+func (e *Engine) askEgress(stem string, calls func() []context.Context) func(context.Context, string, int) bool {
+	var mu sync.Mutex
+	perCall := map[*tool.CallRequest]*egress.Confirmer{}
+	return func(ctx context.Context, host string, port int) bool {
+		if autonomy.FromConfig(e.cfg.HostToolConfigs[stem]) == autonomy.FullAccess {
+			return false
+		}
+		if cs := calls(); len(cs) == 1 {
+			if c := tool.CallFromContext(cs[0]); c != nil {
+				mu.Lock()
+				conf := perCall[c]
+				if conf == nil {
+					conf = &egress.Confirmer{}
+					perCall[c] = conf
+					context.AfterFunc(cs[0], func() { mu.Lock(); delete(perCall, c); mu.Unlock() })
+				}
+				mu.Unlock()
+				return conf.Ask(cs[0], fmt.Sprintf("%s (library %s, in its sandbox)", c.Tool, stem), host, port)
+			}
+		}
+		if e.cfg.Respond == nil {
+			return false
+		}
+		label := egress.ConfirmLabel(host, port)
+		resp := e.cfg.Respond(ctx, &tool.Request{ID: tool.NewID(), Tool: stem, Library: stem, Kind: tool.KindConfirm, Label: label, Title: label,
+			Source: fmt.Sprintf("The worker of library %s (in its sandbox) wants to reach %s:%d, which its network list does not name.", stem, host, port)})
+		if resp.Action != tool.Submit {
+			return false
+		}
+		d, _ := resp.Value.(tool.Decision)
+		if s, ok := resp.Value.(string); ok {
+			d = tool.Decision(s)
+		}
+		return d == tool.Allow || d == tool.Always
+	}
+}
+
+// egressDenied shows a refused connection of a boxed worker in the
+// events of the only call in flight, else to Config.OnEvent.
+func (e *Engine) egressDenied(stem string, calls func() []context.Context) func(egress.Denial) {
+	return func(d egress.Denial) {
+		ev := d.Event()
+		if cs := calls(); len(cs) == 1 {
+			if c := tool.CallFromContext(cs[0]); c != nil {
+				c.Emit(ev) // the engine's subscriber is among the call's
+				return
+			}
+		}
+		ev.Library = stem
+		if e.cfg.OnEvent != nil {
+			e.cfg.OnEvent(ev)
+		}
+	}
 }

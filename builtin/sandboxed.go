@@ -11,6 +11,7 @@ import (
 
 	"github.com/lcptools/lcp/autonomy"
 	"github.com/lcptools/lcp/builtin/internal/proc"
+	"github.com/lcptools/lcp/egress"
 	"github.com/lcptools/lcp/sandbox"
 	"github.com/lcptools/lcp/tool"
 )
@@ -132,7 +133,9 @@ func (b *lib) runSandboxed(ctx context.Context, j *job, level autonomy.Level, se
 		// .git is part of the change set there.
 		needs = slices.DeleteFunc(needs, func(p sandbox.Permission) bool { return p.Kind == sandbox.WriteVCS })
 	}
-	if set.Network {
+	if set.Network || set.Allow != nil {
+		// With a network list, the proxy decides at run time: listed hosts
+		// pass, others are asked for then.
 		needs = slices.DeleteFunc(needs, func(p sandbox.Permission) bool { return p.Kind == sandbox.Network })
 	}
 	if level != autonomy.Safe || len(needs) > 0 {
@@ -154,6 +157,22 @@ func (b *lib) runSandboxed(ctx context.Context, j *job, level autonomy.Level, se
 		case sandbox.WriteVCS:
 			pol.WritableVCS = true
 		}
+	}
+	if !pol.Network {
+		// The run's only way out is the egress proxy: the hosts of the
+		// library's network list, and those the person allows when asked.
+		var asked egress.Confirmer
+		proxy := egress.New(&egress.Options{Allow: set.Allow,
+			Ask: func(_ context.Context, host string, port int) bool {
+				return asked.Ask(ctx, call(ctx).Tool, host, port)
+			},
+			OnDeny: func(d egress.Denial) {
+				if c := tool.CallFromContext(ctx); c.Listening() {
+					c.Emit(d.Event())
+				}
+			}})
+		defer proxy.Close()
+		pol.Egress = proxy.ServeConn
 	}
 	spec := j.spec
 	if j.program != "" {
@@ -183,7 +202,7 @@ func (b *lib) runSandboxed(ctx context.Context, j *job, level autonomy.Level, se
 		return nil, tool.ContextError(ctx, call(ctx).Tool)
 	}
 	res := shape(out, spec, j.what, j.payload)
-	res["sandbox"] = sandboxInfo(pol)
+	res["sandbox"] = sandboxInfo(pol, set.Allow)
 	noteLimits(res, out, rep)
 	for _, what := range noteBlocked(res, out, pol) {
 		reportDenial(ctx, what)
@@ -212,8 +231,11 @@ func (b *lib) approveEscalation(ctx context.Context, j *job, level autonomy.Leve
 	return approve(ctx, true, j.label, j.source, why)
 }
 
-func sandboxInfo(p *sandbox.Policy) map[string]any {
+func sandboxInfo(p *sandbox.Policy, allow egress.List) map[string]any {
 	info := map[string]any{"workspace": p.Mode.String(), "network": p.Network}
+	if !p.Network && len(allow) > 0 {
+		info["network_allowed"] = allow.Strings()
+	}
 	if len(p.WritePaths) > 0 {
 		info["write_paths"] = p.WritePaths
 	}
@@ -385,7 +407,7 @@ func noteBlocked(res map[string]any, out *proc.Outcome, p *sandbox.Policy) []str
 // SandboxDenialKey marks a log record of a call as a sandbox denial: its
 // data is a JSON object with this key set to what was denied ("network",
 // "filesystem"). Metrics count them (lcp_sandbox_denials_total).
-const SandboxDenialKey = "lcp_sandbox_denial"
+const SandboxDenialKey = egress.DenialKey
 
 // reportDenial tells the call's subscribers that the sandbox denied what.
 func reportDenial(ctx context.Context, what string) {

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/lcptools/lcp/autonomy"
 	"github.com/lcptools/lcp/internal/buildinfo"
 	"github.com/lcptools/lcp/mcp/oauth"
 	"github.com/lcptools/lcp/tool"
@@ -60,6 +61,19 @@ type ClientOptions struct {
 	HTTPClient *http.Client
 	// Logger receives the SDK's log; nil discards it.
 	Logger *slog.Logger
+	// Workspace is the folder a stdio server's box shows when its entry
+	// says "workspace": "read-only" or "read-write"; empty means the
+	// current directory.
+	Workspace string
+	// StateDir holds the state folders of boxed stdio servers, one per
+	// alias; empty means DefaultStateDir().
+	StateDir string
+	// Autonomy is the autonomy level of a server's tools
+	// (host_tool_configs[alias]); nil means safe. In safe and strict, a
+	// connection a boxed server's network list does not name is put to
+	// the person as a confirmation; in full_access the list alone
+	// decides.
+	Autonomy func(alias string) autonomy.Level
 	// OAuth configures signing in to HTTP servers that ask for it (where
 	// tokens are kept, how the person is sent to the browser); nil means
 	// the defaults of package oauth. Each server's own settings are its
@@ -92,6 +106,9 @@ func (o *ClientOptions) withDefaults() ClientOptions {
 	}
 	if c.LogLevel == "" {
 		c.LogLevel = "info"
+	}
+	if c.StateDir == "" {
+		c.StateDir = DefaultStateDir()
 	}
 	return c
 }
@@ -153,6 +170,7 @@ func NewClientToolset(ctx context.Context, servers []ServerConfig, opts *ClientO
 		}
 		sc.Args = append([]string(nil), sc.Args...)
 		sc.Env, sc.Headers = maps.Clone(sc.Env), maps.Clone(sc.Headers)
+		sc.Sandbox = sc.Sandbox.clone()
 		if err := sc.normalize(os.Getenv); err != nil {
 			return nil, err
 		}
@@ -413,7 +431,7 @@ func (r *remote) connect() (*session, error) {
 	var transport sdk.Transport
 	switch r.cfg.Type {
 	case TypeStdio:
-		p, err := startProcess(&r.cfg, r.ts.opts.Stderr)
+		p, err := startProcess(&r.cfg, r.ts.opts.Stderr, r.boxHooks())
 		if err != nil {
 			return nil, err
 		}

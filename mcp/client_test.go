@@ -21,6 +21,14 @@ func newClient(t *testing.T, servers []ServerConfig, opts *ClientOptions) *Clien
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	if opts == nil {
+		opts = &ClientOptions{}
+	}
+	if opts.StateDir == "" {
+		cp := *opts
+		cp.StateDir = t.TempDir() // the boxed servers' state, not the home's
+		opts = &cp
+	}
 	c, err := NewClientToolset(ctx, servers, opts)
 	if err != nil {
 		t.Fatal(err)

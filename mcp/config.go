@@ -43,12 +43,17 @@ type ServerConfig struct {
 	// stdio with a Command, http with a URL.
 	Type string `json:"type,omitempty"`
 
-	// Command, Args, Env and Dir start a stdio server. The server inherits
-	// lcp's environment plus Env.
+	// Command, Args, Env and Dir start a stdio server. In its sandbox
+	// the server gets Env plus a small allow-list of lcp's environment
+	// (PATH, the locale...); with "sandbox": false it inherits lcp's
+	// environment plus Env.
 	Command string            `json:"command,omitempty"`
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
 	Dir     string            `json:"cwd,omitempty"`
+	// Sandbox contains a stdio server (see SandboxConfig): nil means the
+	// defaults, a box with no network and no workspace.
+	Sandbox *SandboxConfig `json:"sandbox,omitempty"`
 
 	// URL and Headers reach an HTTP server; Headers go with every request
 	// (typically Authorization).
@@ -200,6 +205,7 @@ func (c *ServerConfig) Validate() error {
 	cp.Args = append([]string(nil), c.Args...)
 	cp.Env = maps.Clone(c.Env)
 	cp.Headers = maps.Clone(c.Headers)
+	cp.Sandbox = c.Sandbox.clone()
 	return cp.normalize(os.Getenv)
 }
 
@@ -252,6 +258,9 @@ func (c *ServerConfig) normalize(getenv func(string) string) error {
 			return &ConfigError{Alias: c.Alias, Message: "oauth: " + err.Error()}
 		}
 		c.OAuth = &o
+	}
+	if err := c.checkSandbox(getenv); err != nil {
+		return err
 	}
 	switch c.Type {
 	case TypeStdio:

@@ -49,7 +49,9 @@ func TestCallEventsOfServerEverything(t *testing.T) {
 	var wide eventLog
 	// Debug: the server's simulated log messages have random levels, and
 	// the test must see every one.
-	c := newClient(t, []ServerConfig{{Alias: "everything", Command: "node", Args: []string{script, "stdio"}}},
+	c := newClient(t, []ServerConfig{{Alias: "everything", Command: "node", Args: []string{script, "stdio"},
+		// In its box the server sees the system and what its entry shows.
+		Sandbox: &SandboxConfig{Read: []string{dir}}}},
 		&ClientOptions{OnEvent: wide.add, LogLevel: "debug"})
 	ctx := context.Background()
 

@@ -36,6 +36,9 @@ func runTestServer() int {
 	if err := ts.Add(crash); err != nil {
 		return 1
 	}
+	if err := ts.Add(attackTool()); err != nil {
+		return 1
+	}
 	srv := NewServer(ts, nil)
 	defer srv.Close()
 	if err := srv.ServeStdio(context.Background()); err != nil && err != context.Canceled {

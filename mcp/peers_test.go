@@ -263,7 +263,7 @@ func TestClientOfServerEverything(t *testing.T) {
 	dir := needNode(t)
 	script := filepath.Join(dir, "node_modules/@modelcontextprotocol/server-everything/dist/index.js")
 	configs := map[string]ServerConfig{
-		"stdio": {Alias: "everything", Command: "node", Args: []string{script, "stdio"}},
+		"stdio": {Alias: "everything", Command: "node", Args: []string{script, "stdio"}, Sandbox: &SandboxConfig{Read: []string{dir}}},
 		"http":  {Alias: "everything", URL: everythingHTTP(t, dir)},
 	}
 	for name, cfg := range configs {

@@ -15,6 +15,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lcptools/lcp/internal/spawn"
+	"github.com/lcptools/lcp/sandbox"
 )
 
 // ServerExitError reports a stdio MCP server whose process ended. It is
@@ -27,6 +30,8 @@ type ServerExitError struct {
 	Signal string
 	// Stderr holds the last lines the server wrote on its standard error.
 	Stderr string
+	// Boxed is true when the server ran in lcp's sandbox.
+	Boxed bool
 }
 
 func (e *ServerExitError) Error() string {
@@ -40,6 +45,9 @@ func (e *ServerExitError) Error() string {
 	if e.Stderr != "" {
 		fmt.Fprintf(&b, "; its last output: %s", e.Stderr)
 	}
+	if e.Boxed && (e.ExitCode != 0 || e.Signal != "") {
+		b.WriteString(` (it ran in lcp's sandbox, which shows it the system, its toolchains, its state folder and what its entry's "sandbox" names: "read", "write", "workspace", "network")`)
+	}
 	return b.String()
 }
 
@@ -48,7 +56,8 @@ func (e *ServerExitError) Error() string {
 // lines of its stderr kept for error messages.
 type process struct {
 	alias  string
-	cmd    *exec.Cmd
+	proc   *spawn.Process
+	box    *serverBox // nil for a server with "sandbox": false
 	stdin  io.WriteCloser
 	stdout io.ReadCloser
 	tail   *tailBuffer
@@ -56,7 +65,9 @@ type process struct {
 	done    chan struct{} // closed once the process has been waited for
 	errDone chan struct{} // closed when its stderr is drained
 	state   *os.ProcessState
-	waitErr error
+	// report is the box's account of the run (nil unboxed): its set-up
+	// error, and how the server itself ended.
+	report *sandbox.Report
 	// inputClosed is closed when lcp closes the process's input; own
 	// tells whether the process ended before that (by itself), and is set
 	// before done is closed.
@@ -90,28 +101,35 @@ func (e *BadOutputError) Error() string {
 
 func (e *BadOutputError) Unwrap() error { return e.Err }
 
-func startProcess(cfg *ServerConfig, stderr io.Writer) (*process, error) {
+func startProcess(cfg *ServerConfig, stderr io.Writer, hooks boxHooks) (*process, error) {
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = cfg.Dir
-	if len(cfg.Env) > 0 {
+	var box *serverBox
+	if cfg.Boxed() {
+		var err error
+		if box, err = wrapServer(cmd, cfg, hooks); err != nil {
+			return nil, err
+		}
+	} else if len(cfg.Env) > 0 {
 		env := os.Environ()
 		for k, v := range cfg.Env {
 			env = append(env, k+"="+v)
 		}
 		cmd.Env = env
 	}
-	cmd.SysProcAttr = processAttrs()
 	// Plain pipes rather than cmd.StdoutPipe and friends: Wait then
 	// returns as soon as the process ends, even while a child it left
 	// behind holds the pipes, and never closes what the SDK still reads.
 	inR, inW, err := os.Pipe()
 	if err != nil {
+		box.close()
 		return nil, err
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		inR.Close()
 		inW.Close()
+		box.close()
 		return nil, err
 	}
 	errR, errW, err := os.Pipe()
@@ -120,13 +138,19 @@ func startProcess(cfg *ServerConfig, stderr io.Writer) (*process, error) {
 		inW.Close()
 		outR.Close()
 		outW.Close()
+		box.close()
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	p := &process{alias: cfg.Alias, cmd: cmd, stdout: outR, tail: &tailBuffer{max: 2048}, done: make(chan struct{}),
+	p := &process{alias: cfg.Alias, box: box, stdout: outR, tail: &tailBuffer{max: 2048}, done: make(chan struct{}),
 		errDone: make(chan struct{}), inputClosed: make(chan struct{})}
 	p.stdin = &inputCloser{WriteCloser: inW, p: p}
-	err = cmd.Start()
+	// The server (or its box's init, which forwards signals to it) gets
+	// SIGTERM when lcp dies.
+	proc, err := spawn.Start(cmd, &spawn.Options{DeathSignal: syscall.SIGTERM})
+	if box != nil {
+		box.box.Started()
+	}
 	inR.Close()
 	outW.Close()
 	errW.Close()
@@ -134,8 +158,10 @@ func startProcess(cfg *ServerConfig, stderr io.Writer) (*process, error) {
 		inW.Close()
 		outR.Close()
 		errR.Close()
+		box.close()
 		return nil, fmt.Errorf("starting %q: %w", cfg.Command, err)
 	}
+	p.proc = proc
 	go func() {
 		defer close(p.errDone)
 		defer errR.Close()
@@ -150,8 +176,12 @@ func startProcess(cfg *ServerConfig, stderr io.Writer) (*process, error) {
 		}
 	}()
 	go func() {
-		p.waitErr = cmd.Wait()
-		p.state = cmd.ProcessState
+		_ = proc.Wait()
+		p.state = proc.State()
+		if box != nil {
+			p.report = box.box.Report()
+			box.close()
+		}
 		select {
 		case <-p.inputClosed:
 		default:
@@ -219,6 +249,9 @@ func (p *process) noteBadOutput(err error) {
 // ended by itself (not because lcp closed its input). It waits up to d
 // for the process to end.
 func (p *process) failure(d time.Duration) error {
+	if err := p.setupError(d); err != nil {
+		return err
+	}
 	p.mu.Lock()
 	bad, goneFirst := p.bad, p.goneFirst
 	p.mu.Unlock()
@@ -241,32 +274,28 @@ func (p *process) transport(store *schemaStore) sdk.Transport {
 	return &capturingTransport{inner: &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}, store: store, onBad: p.noteBadOutput}
 }
 
-// stop ends the process the way MCP asks: close its input, wait, then
-// SIGTERM its process group, wait, then SIGKILL.
+// stop ends the process the way MCP asks, with spawn's ladder: close its
+// input, wait, then SIGTERM its process group, wait, then SIGKILL.
 func (p *process) stop(grace time.Duration) {
-	_ = p.stdin.Close()
-	select {
-	case <-p.done:
-		// What the server started may outlive it: end its group too.
-		p.signal(syscall.SIGTERM)
-		return
-	case <-time.After(grace):
-	}
-	p.signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-		return
-	case <-time.After(2 * time.Second):
-	}
-	p.signal(syscall.SIGKILL)
+	p.proc.Stop(spawn.Ladder{CloseInput: func() { _ = p.stdin.Close() }, InputGrace: grace, TermGrace: 2 * time.Second})
 	<-p.done
 }
 
-func (p *process) signal(sig syscall.Signal) {
-	if p.cmd.Process == nil {
-		return
+// setupError returns, once the process has ended (waiting up to d), why
+// its box could not be set up, if that is why: the server never ran.
+func (p *process) setupError(d time.Duration) error {
+	if p.box == nil {
+		return nil
 	}
-	signalGroup(p.cmd.Process, sig)
+	select {
+	case <-p.done:
+	case <-time.After(d):
+		return nil
+	}
+	if p.report != nil && p.report.SetupErr != nil {
+		return &BoxError{Alias: p.alias, Err: p.report.SetupErr}
+	}
+	return nil
 }
 
 // exited waits up to d for the process to end and returns why it did, or
@@ -281,7 +310,19 @@ func (p *process) exited(d time.Duration) *ServerExitError {
 	case <-p.errDone:
 	case <-time.After(100 * time.Millisecond):
 	}
-	e := &ServerExitError{Alias: p.alias, ExitCode: -1, Stderr: p.tail.String()}
+	e := &ServerExitError{Alias: p.alias, ExitCode: -1, Stderr: p.tail.String(), Boxed: p.box != nil}
+	if r := p.report; r != nil && r.Exited {
+		// The box's init exits with 128+N for a signal: its report says
+		// how the server itself ended.
+		e.ExitCode = r.Code
+		if r.Signal != "" {
+			e.ExitCode, e.Signal = -1, strings.ToLower(strings.TrimPrefix(r.Signal, "SIG"))
+			if sig := signalByName(r.Signal); sig != 0 {
+				e.Signal = sig.String()
+			}
+		}
+		return e
+	}
 	if p.state != nil {
 		e.ExitCode = p.state.ExitCode()
 		if ws, ok := p.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {

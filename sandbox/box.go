@@ -19,6 +19,7 @@ type Box struct {
 	start  time.Time
 
 	statusR    *os.File
+	egressR    *os.File   // lcp's end of the socket the init hands connections over on
 	childFiles []*os.File // the child's ends and detached mounts; closed by Started
 
 	mu      sync.Mutex
@@ -89,6 +90,10 @@ func (b *Box) releaseLocked() {
 	b.childFiles = nil
 	r := &Report{Limits: b.policy.Limits}
 	b.report = r
+	if b.egressR != nil {
+		b.serveEgress(b.egressR)
+		b.egressR = nil
+	}
 	if b.statusR == nil {
 		close(b.ended)
 		close(b.drained)
@@ -168,6 +173,8 @@ func (b *Box) Close() error {
 		return nil
 	}
 	b.closed = true
+	// The egress socket is the run's way out: it stays open until the
+	// init closes its end, when the run is gone.
 	status, tmp := b.statusR, b.tmp
 	b.mu.Unlock()
 	if status != nil {

@@ -29,6 +29,9 @@ type initConfig struct {
 	Network bool `json:"network"`
 	// Limits are applied to the command, not to the init.
 	Limits Limits `json:"limits"`
+	// Egress, when set, has the init listen on the loopback for the
+	// proxy and hand connections over (see Policy.Egress).
+	Egress *egressConfig `json:"egress,omitempty"`
 	// Landlock rules, in sandbox paths.
 	ReadOnly  []string `json:"landlock_ro"`
 	ReadWrite []string `json:"landlock_rw"`
@@ -92,4 +95,11 @@ type statusMsg struct {
 	// MaxRSS is the largest resident size of any process of the run, in
 	// bytes.
 	MaxRSS int64 `json:"max_rss,omitempty"`
+}
+
+// egressConfig is where the init listens for the egress proxy, and the
+// descriptor of the socket it hands connections over on.
+type egressConfig struct {
+	Port int `json:"port"`
+	Fd   int `json:"fd"`
 }

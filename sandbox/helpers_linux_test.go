@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"os/exec"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/lcptools/lcp/internal/spawn"
-	"time"
 )
 
 // requireSandbox skips the test when this machine cannot sandbox.
@@ -29,9 +30,16 @@ type result struct {
 // Box is closed at the end of the test.
 func runIn(t testing.TB, p *Policy, script string) result {
 	t.Helper()
+	return runCmd(t, p, "/bin/sh", "-c", script)
+}
+
+// runCmd runs a program sandboxed by p, with a hang detector far from
+// expected times.
+func runCmd(t testing.TB, p *Policy, path string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", script)
+	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Dir = p.Workspace
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -54,4 +62,6 @@ func runIn(t testing.TB, p *Policy, script string) result {
 
 // startLocked starts cmd from a thread that lives as long as the process,
 // so that its parent-death signal fires only when the process dies.
-func startLocked(cmd *exec.Cmd) error { return spawn.Start(cmd) }
+func startLocked(cmd *exec.Cmd) (*spawn.Process, error) {
+	return spawn.Start(cmd, &spawn.Options{DeathSignal: syscall.SIGKILL})
+}

@@ -104,7 +104,15 @@ func runInit(arg string) int {
 	}
 	if !s.cfg.Network {
 		if err := loopbackUp(); err != nil {
+			if s.cfg.Egress != nil {
+				return s.fail("egress", fmt.Errorf("loopback: %w", err))
+			}
 			s.send(statusMsg{Type: "warn", Step: "loopback", Err: err.Error()})
+		}
+	}
+	if s.cfg.Egress != nil {
+		if err := startEgress(s.cfg.Egress); err != nil {
+			return s.fail("egress", err)
 		}
 	}
 	_ = unix.Sethostname([]byte("lcp-sandbox"))

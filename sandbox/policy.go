@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"net"
 	"time"
 )
 
@@ -53,6 +54,17 @@ type Policy struct {
 	// network namespace with only a loopback interface, and Landlock (where
 	// the kernel has it) denies TCP too.
 	Network bool
+	// Egress, when set, is the run's only way out of its own network
+	// namespace (Network must be false): the sandbox's init listens on
+	// 127.0.0.1:EgressPort inside it and hands every connection it
+	// accepts to Egress, outside the run (package egress serves them as a
+	// proxy); HTTP_PROXY and HTTPS_PROXY (and their lower-case forms)
+	// point there, NO_PROXY names the loopback. There is no other route
+	// and no DNS inside.
+	Egress func(net.Conn)
+	// EgressPort is the proxy's port inside the run; 0 means
+	// DefaultEgressPort.
+	EgressPort int
 	// ReadPaths are more host paths shown read-only at their own path
 	// (interpreter prefixes, tool folders, a library's folder...).
 	// Missing paths are skipped.
@@ -72,9 +84,17 @@ type Policy struct {
 	// Build it with Env (the allow-list); Wrap refuses variables whose
 	// names look like secrets.
 	Env []string
+	// GivenEnv are KEY=VALUE variables the configuration gives this run
+	// by value (an MCP server entry's "env"): they are added to Env as
+	// they are, even when their names look like secrets, since the person
+	// wrote them for this run.
+	GivenEnv []string
 	// Limits bound the run's resources; zero fields take the defaults.
 	Limits Limits
 }
+
+// DefaultEgressPort is the port of the egress proxy inside a run.
+const DefaultEgressPort = 3128
 
 // Limits bound the resources of a sandboxed run. Zero fields mean the
 // defaults below; a negative value means no limit.

@@ -189,12 +189,12 @@ func TestSandboxDiesWithTheEngine(t *testing.T) {
 			fmt.Fprintln(os.Stderr, "engine:", err)
 			os.Exit(3)
 		}
-		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
-		if err := startLocked(cmd); err != nil {
+		p, err := startLocked(cmd)
+		if err != nil {
 			os.Exit(4)
 		}
 		box.Started()
-		err = cmd.Wait()
+		err = p.Wait()
 		fmt.Fprintf(os.Stderr, "engine: the sandbox ended early: %v %+v\n", err, box.Report())
 		os.Exit(0)
 	}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/lcptools/lcp/egress"
 )
 
 // The keys of a library's host configuration (host_tool_configs[lib])
@@ -18,7 +20,10 @@ const (
 	// libraries, "off" (the default), "workspace-write" or "read-only".
 	// true means "on" / "workspace-write", false "off".
 	KeySandbox = "sandbox"
-	// KeyNetwork: true keeps the network in the library's sandboxed runs.
+	// KeyNetwork: true keeps the host's network in the library's
+	// sandboxed runs; a list of host patterns (host, host:port, *.domain)
+	// lets them reach those hosts through lcp's egress proxy, and in safe
+	// and strict puts any other host to the person.
 	KeyNetwork = "network"
 	// KeyReadPaths, KeyWritePaths: more host paths shown read-only or
 	// read-write ("~/" is the home folder).
@@ -51,8 +56,12 @@ const (
 // configuration by ReadSettings.
 type Settings struct {
 	// Setting is the value of KeySandbox ("" when absent).
-	Setting    string
-	Network    bool
+	Setting string
+	// Network keeps the host's network ("network": true).
+	Network bool
+	// Allow is the network allow-list ("network": [...]), nil when none
+	// is given.
+	Allow      egress.List
 	ReadPaths  []string
 	WritePaths []string
 	// Caches is nil for the defaults.
@@ -87,12 +96,34 @@ func ReadSettings(cfg map[string]any) (Settings, error) {
 	default:
 		bad(KeySandbox, v, "a string or a boolean")
 	}
-	if v, ok := cfg[KeyNetwork]; ok && v != nil {
-		if b, isBool := v.(bool); isBool {
-			s.Network = b
+	switch v := cfg[KeyNetwork].(type) {
+	case nil:
+	case bool:
+		s.Network = v
+	case []any, []string:
+		var entries []string
+		ok := true
+		if ss, isStrings := v.([]string); isStrings {
+			entries = ss
 		} else {
-			bad(KeyNetwork, v, "a boolean")
+			for _, x := range v.([]any) {
+				str, isString := x.(string)
+				if !isString {
+					bad(KeyNetwork, x, "a host pattern (a string)")
+					ok = false
+					continue
+				}
+				entries = append(entries, str)
+			}
 		}
+		rules, err := egress.ParseRules(entries)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("host_tool_configs: %s: %w", KeyNetwork, err))
+		} else if ok {
+			s.Allow = append(egress.List{}, rules...)
+		}
+	default:
+		bad(KeyNetwork, v, "true, false or a list of host patterns")
 	}
 	strs := func(key string) []string {
 		v, ok := cfg[key]

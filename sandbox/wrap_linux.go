@@ -91,8 +91,12 @@ func wrap(cmd *exec.Cmd, p *Policy) (b *Box, err error) {
 	if dir == "" {
 		dir = pol.Workspace
 	}
-	cfg := &initConfig{Path: cmd.Path, Args: cmd.Args, Dir: dir, Env: pol.Env,
+	cfg := &initConfig{Path: cmd.Path, Args: cmd.Args, Dir: dir, Env: append(slices.Clip(pol.Env), pol.GivenEnv...),
 		Passthrough: len(cmd.ExtraFiles), Network: pol.Network, Limits: pol.Limits}
+	if pol.Egress != nil {
+		cfg.Egress = &egressConfig{Port: pol.EgressPort}
+		cfg.Env = proxyEnv(cfg.Env, pol.EgressPort)
+	}
 	if len(cfg.Args) == 0 {
 		cfg.Args = []string{cmd.Path}
 	}
@@ -127,6 +131,15 @@ func checkPolicy(p *Policy) (Policy, error) {
 	var err error
 	if pol.Workspace, err = filepath.Abs(pol.Workspace); err != nil {
 		return Policy{}, fmt.Errorf("sandbox: workspace: %w", err)
+	}
+	if pol.Egress != nil && pol.Network {
+		return Policy{}, errors.New("sandbox: a run with the host's network has no egress proxy")
+	}
+	if pol.EgressPort == 0 {
+		pol.EgressPort = DefaultEgressPort
+	}
+	if pol.EgressPort < 1 || pol.EgressPort > 65535 {
+		return Policy{}, fmt.Errorf("sandbox: egress port %d is not a port", pol.EgressPort)
 	}
 	if pol.Workspace == "/" {
 		return Policy{}, errors.New("sandbox: the workspace cannot be the root folder")
@@ -168,6 +181,15 @@ func (b *Box) handOver(cfg *initConfig, plan *mountPlan) (int, error) {
 	b.childFiles = append([]*os.File{cfgFile, statusW}, mounts...)
 	cfgFd, fd := next, next+2
 	cfg.Status = next + 1
+	if cfg.Egress != nil {
+		ours, theirs, err := egressPair()
+		if err != nil {
+			return 0, err
+		}
+		b.egressR = ours
+		b.childFiles = append(b.childFiles[:2:2], append([]*os.File{theirs}, mounts...)...)
+		cfg.Egress.Fd, fd = next+2, next+3
+	}
 	for i := range plan.mounts {
 		m := &plan.mounts[i]
 		if m.file != nil {

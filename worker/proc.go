@@ -2,19 +2,22 @@ package worker
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/lcptools/lcp/internal/spawn"
 )
 
 // stderrLines is how many lines of a worker's stderr a CrashError keeps.
@@ -26,8 +29,8 @@ type proc struct {
 	slot      *slot
 	lib       Library
 	workspace string
-	cmd       *exec.Cmd
-	gpid      int // guardian: its pid is its process group
+	process   *spawn.Process // the guardian: its pid is its process group
+	gpid      int
 	maxFrame  int
 
 	wpid         atomic.Int64 // worker: its pid is its process group
@@ -421,6 +424,22 @@ func (pr *proc) takeCall(id uint64) *pcall {
 	return pc
 }
 
+// callContexts returns the contexts of the calls in flight, oldest first.
+func (pr *proc) callContexts() []context.Context {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	out := make([]*pcall, 0, len(pr.calls))
+	for _, pc := range pr.calls {
+		out = append(out, pc)
+	}
+	slices.SortFunc(out, func(a, b *pcall) int { return cmp.Compare(a.id, b.id) })
+	ctxs := make([]context.Context, len(out))
+	for i, pc := range out {
+		ctxs[i] = pc.ctx
+	}
+	return ctxs
+}
+
 // liveCall returns the call in flight with this id, or nil.
 func (pr *proc) liveCall(id uint64) *pcall {
 	pr.mu.Lock()
@@ -491,39 +510,29 @@ func (pr *proc) kill(cause CrashCause, reason string) {
 	}
 	pr.mu.Unlock()
 	if wpid := int(pr.wpid.Load()); wpid > 0 {
-		killGroup(wpid, syscall.SIGKILL)
+		spawn.SignalGroup(wpid, syscall.SIGKILL)
 	} else {
-		killGroup(pr.gpid, syscall.SIGTERM)
+		pr.process.Signal(syscall.SIGTERM)
 	}
 }
 
-// shutdown stops the proc: close the request pipes (the worker exits), then
-// SIGTERM the guardian (it kills the worker and everything below), then
-// SIGKILL both process groups. Bounded by about three seconds.
+// shutdown stops the proc with spawn's ladder: close the request pipes
+// (the worker exits), then SIGTERM the guardian (it kills the worker and
+// everything below), then SIGKILL both process groups. Bounded by about
+// three seconds.
 func (pr *proc) shutdown() {
 	pr.closing.Store(true)
-	go func() {
-		pr.callPipe.close()
-		pr.sidePipe.close()
-	}()
-	steps := []func(){
-		func() { killGroup(pr.gpid, syscall.SIGTERM) },
-		func() {
-			killGroup(int(pr.wpid.Load()), syscall.SIGKILL)
-			killGroup(pr.gpid, syscall.SIGKILL)
+	ended := pr.process.Stop(spawn.Ladder{
+		// A write blocked on a full pipe holds it: close in the background.
+		CloseInput: func() {
+			go func() {
+				pr.callPipe.close()
+				pr.sidePipe.close()
+			}()
 		},
-	}
-	for _, step := range steps {
-		select {
-		case <-pr.dead:
-			return
-		case <-time.After(time.Second):
-		}
-		step()
-	}
-	select {
-	case <-pr.dead:
-	case <-time.After(time.Second):
+		InputGrace: time.Second, TermGrace: time.Second, KillGrace: time.Second,
+	})
+	if !ended {
 		pr.pool.log.Warn("worker did not stop", "library", pr.lib.Path, "pid", pr.gpid)
 	}
 }
@@ -596,9 +605,9 @@ func (pr *proc) monitor() {
 	// The guardian exits right after reporting; if the worker died without
 	// one (guardian killed), make sure nothing is left.
 	if !statusOK {
-		killGroup(int(pr.wpid.Load()), syscall.SIGKILL)
+		spawn.SignalGroup(int(pr.wpid.Load()), syscall.SIGKILL)
 	}
-	_ = pr.cmd.Wait()
+	_ = pr.process.Wait()
 	// Frames the worker wrote before it died are still in the pipe: they
 	// are read to its end before the calls learn of the death.
 	pr.mu.Lock()

@@ -2,16 +2,7 @@
 
 package worker
 
-import (
-	"errors"
-	"os/exec"
-	"syscall"
-)
+import "errors"
 
-func killGroup(pgid int, sig syscall.Signal) {}
-
-func startCmd(cmd *exec.Cmd) error {
-	return errors.New("python workers need a Unix system")
-}
-
-func sysProcAttr() *syscall.SysProcAttr { return nil }
+// supported says why workers cannot run here.
+func supported() error { return errors.New("python workers need a Unix system") }

@@ -1,12 +1,16 @@
 package worker
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 	"time"
+
+	"github.com/lcptools/lcp/internal/spawn"
 )
 
 // spawn starts a worker for the group's library and waits for its hello.
@@ -24,14 +28,30 @@ func (p *Pool) spawn(g *group, s *slot) (*proc, error) {
 	}
 	cmd := p.workerCommand(python, exe, g.workspace, pp.child)
 	started := func() {}
+	var pr *proc
+	var prMu sync.Mutex
+	calls := func() []context.Context {
+		prMu.Lock()
+		defer prMu.Unlock()
+		if pr == nil {
+			return nil
+		}
+		return pr.callContexts()
+	}
 	if p.opts.Wrap != nil {
-		if started, err = p.opts.Wrap(cmd, g.lib, g.workspace); err != nil {
+		if started, err = p.opts.Wrap(cmd, g.lib, g.workspace, calls); err != nil {
 			pp.closeChild()
 			pp.closeParent()
 			return nil, fmt.Errorf("worker: prepare the worker of %s: %w", g.lib.Path, err)
 		}
 	}
-	err = startCmd(cmd)
+	err = supported()
+	var process *spawn.Process
+	if err == nil {
+		// The guardian gets SIGTERM when the engine dies: it then kills the
+		// worker and everything below it.
+		process, err = spawn.Start(cmd, &spawn.Options{DeathSignal: syscall.SIGTERM})
+	}
 	started()
 	if err != nil {
 		pp.closeChild()
@@ -39,11 +59,13 @@ func (p *Pool) spawn(g *group, s *slot) (*proc, error) {
 		return nil, &InterpreterError{Python: python, Err: err}
 	}
 	pp.closeChild()
-	pr := p.newProc(g, s, cmd, pp)
+	prMu.Lock()
+	pr = p.newProc(g, s, process, pp)
+	prMu.Unlock()
 	if !p.addProc(pr) {
-		killGroup(pr.gpid, syscall.SIGKILL)
+		process.Kill()
 		pp.closeParent()
-		_ = cmd.Wait()
+		_ = process.Wait()
 		return nil, ErrClosed
 	}
 	pr.start(p.startFrame(g.lib))
@@ -79,14 +101,13 @@ type childFiles struct {
 // descriptors 3 to 6 (see lcp_worker.py).
 func (p *Pool) workerCommand(python, exe, dir string, f childFiles) *exec.Cmd {
 	return &exec.Cmd{
-		Path:        exe,
-		Args:        []string{python, "-c", bootstrap},
-		Dir:         dir,
-		Env:         p.workerEnv(),
-		Stdout:      f.out,
-		Stderr:      f.err,
-		ExtraFiles:  []*os.File{f.call, f.reply, f.status, f.side},
-		SysProcAttr: sysProcAttr(),
+		Path:       exe,
+		Args:       []string{python, "-c", bootstrap},
+		Dir:        dir,
+		Env:        p.workerEnv(),
+		Stdout:     f.out,
+		Stderr:     f.err,
+		ExtraFiles: []*os.File{f.call, f.reply, f.status, f.side},
 	}
 }
 
@@ -167,14 +188,14 @@ func (pp *pipes) closeParent() {
 	}
 }
 
-func (p *Pool) newProc(g *group, s *slot, cmd *exec.Cmd, pp *pipes) *proc {
+func (p *Pool) newProc(g *group, s *slot, process *spawn.Process, pp *pipes) *proc {
 	pr := &proc{
 		pool:      p,
 		slot:      s,
 		lib:       g.lib,
 		workspace: g.workspace,
-		cmd:       cmd,
-		gpid:      cmd.Process.Pid,
+		process:   process,
+		gpid:      process.Pid(),
 		maxFrame:  p.opts.MaxResultBytes + 4<<20,
 		callPipe:  &pipeWriter{f: pp.callW},
 		sidePipe:  &pipeWriter{f: pp.sideW},
@@ -247,6 +268,7 @@ func (p *Pool) handshake(pr *proc, python string) error {
 			return &ProtocolError{Msg: fmt.Sprintf("worker protocol %d, engine protocol %d", h.Protocol, protocolVersion)}
 		}
 		pr.wpid.Store(int64(h.PID))
+		pr.process.Adopt(h.PID) // the worker's own group ends with its guardian
 		p.log.Debug("worker started", "library", pr.lib.Path, "workspace", pr.workspace,
 			"pid", h.PID, "python", h.Python)
 		return nil

@@ -67,8 +67,11 @@ type Options struct {
 	// file descriptors 3 to 6, in that order) and its working directory is
 	// the workspace; both must reach the interpreter. The function Wrap
 	// returns is called once the process has started or failed to. An
-	// error means the worker does not start.
-	Wrap func(cmd *exec.Cmd, lib Library, workspace string) (started func(), err error)
+	// error means the worker does not start. calls returns the contexts
+	// of the calls in flight on that worker (each carries its
+	// tool.CallRequest): what the worker does in its sandbox, a connection
+	// to ask the person about, belongs to them.
+	Wrap func(cmd *exec.Cmd, lib Library, workspace string, calls func() []context.Context) (started func(), err error)
 }
 
 // Library identifies one tool library. Path is its identity: two libraries

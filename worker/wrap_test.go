@@ -14,7 +14,7 @@ import (
 func TestWrap(t *testing.T) {
 	var released int
 	var sawLib Library
-	p, _ := testPool(t, &Options{Wrap: func(cmd *exec.Cmd, lib Library, ws string) (func(), error) {
+	p, _ := testPool(t, &Options{Wrap: func(cmd *exec.Cmd, lib Library, ws string, _ func() []context.Context) (func(), error) {
 		sawLib = lib
 		if strings.Contains(lib.Path, "refused") {
 			return nil, errors.New("no sandbox for you")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime"
@@ -8,14 +9,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lcptools/lcp"
+	"github.com/lcptools/lcp/mcp"
 	"github.com/lcptools/lcp/sandbox"
 	"github.com/spf13/cobra"
 )
 
 // DoctorOptions are the options of lcp doctor.
 type DoctorOptions struct {
-	env  *Env
-	json bool
+	env   *Env
+	json  bool
+	flags inventoryFlags
 	// probe reports what the machine allows (sandbox.Probe; tests
 	// replace it).
 	probe func() sandbox.Status
@@ -34,8 +38,13 @@ func NewCmdDoctor(env *Env, runF func(*DoctorOptions) error) *cobra.Command {
 		Long: `Report what the kernel allows the sandbox that contains shell commands and
 Python runs (user, mount, PID, network and IPC namespaces, overlayfs in a user
 namespace, Landlock, cgroups, resource limits), whether sandboxed runs work
-here, and how each autonomy level behaves as a result.`,
+here, and how each autonomy level behaves as a result; then, for the inventory
+the flags describe (the built-in library by default), which libraries and MCP
+servers run in a box and which run outside one. No server is started.`,
 		Example: `  $ lcp doctor
+
+  # which of my libraries and servers run outside a box
+  $ lcp doctor --tools ./my_tools --mcp-config mcp.json
 
   # for a bug report
   $ lcp doctor --json`,
@@ -43,16 +52,71 @@ here, and how each autonomy level behaves as a result.`,
 		RunE: func(*cobra.Command, []string) error { return runF(o) },
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the findings as a JSON object")
+	o.flags.register(cmd.Flags(), loadsTools)
 	return cmd
+}
+
+// containedRow is one library or server and how it runs.
+type containedRow struct {
+	ID   string `json:"id"`
+	Kind string `json:"kind"`
+	lcp.Containment
 }
 
 func runDoctor(o *DoctorOptions) error {
 	st := o.probe()
+	rows, err := o.containment()
+	if err != nil {
+		return err
+	}
 	if o.json {
-		return writeJSON(o.env.Stdout, st)
+		return writeJSON(o.env.Stdout, struct {
+			sandbox.Status
+			Containment []containedRow `json:"containment"`
+		}{st, rows})
 	}
 	writeDoctor(o.env.Stdout, st)
+	fmt.Fprintln(o.env.Stdout, "\nWhat runs where")
+	for _, r := range rows {
+		mark := "box    "
+		switch {
+		case r.InProcess:
+			mark = "in-proc"
+		case r.Remote:
+			mark = "remote "
+		case !r.Boxed:
+			mark = "OUTSIDE"
+		}
+		fmt.Fprintf(o.env.Stdout, "%s %-24s %-8s %s\n", mark, r.ID, r.Kind, r.How)
+	}
 	return nil
+}
+
+// containment lists the libraries of the inventory and the configured MCP
+// servers, without starting any server.
+func (o *DoctorOptions) containment() ([]containedRow, error) {
+	var servers []mcp.ServerConfig
+	eng, err := o.flags.engine(context.Background(), func(c *lcp.Config) {
+		servers, c.MCPServers = c.MCPServers, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer eng.Close()
+	libs, err := eng.Libraries(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	var rows []containedRow
+	for _, l := range libs {
+		if l.Sandbox != nil {
+			rows = append(rows, containedRow{ID: l.ID, Kind: l.Kind, Containment: *l.Sandbox})
+		}
+	}
+	for i := range servers {
+		rows = append(rows, containedRow{ID: servers[i].Alias, Kind: lcp.KindMCP, Containment: lcp.ServerContainment(&servers[i])})
+	}
+	return rows, nil
 }
 
 func writeDoctor(w io.Writer, st sandbox.Status) {
@@ -103,7 +167,8 @@ What lcp does here:
   workspace directly (.git read-only unless granted).
 - full_access: runs on the host, unsandboxed.
 - Python tool libraries run unsandboxed unless host_tool_configs[lib]["sandbox"]
-  is "workspace-write" or "read-only", or lcp runs with --sandbox.`)
+  is "workspace-write" or "read-only", or lcp runs with --sandbox.
+- stdio MCP servers run in a box unless their entry says "sandbox": false.`)
 		return
 	}
 	why := st.Reason
@@ -117,7 +182,8 @@ What lcp does here:
   classifiers' judgement; no kernel boundary).
 - strict: asks before every run. full_access: runs without asking.
 - --sandbox and host_tool_configs[lib]["sandbox"] make Python tool libraries
-  fail to start rather than run unsandboxed.`)
+  fail to start rather than run unsandboxed.
+- stdio MCP servers do not start unless their entry says "sandbox": false.`)
 }
 
 func gib(n int64) string {

@@ -3,6 +3,9 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -89,5 +92,84 @@ func TestDoctorCommand(t *testing.T) {
 	stdout, _, code := run(t, "", "doctor")
 	if code != 0 || !strings.Contains(stdout, "unavailable: switched off by LCP_SANDBOX=off") {
 		t.Errorf("lcp doctor with the sandbox off: %d %s", code, stdout)
+	}
+}
+
+// TestDoctorSaysWhatRunsOutsideABox gives doctor an inventory: a Python
+// library, one boxed by its host configuration, MCP servers boxed, opted
+// out and remote. Nothing is started.
+func TestDoctorSaysWhatRunsOutsideABox(t *testing.T) {
+	dir := t.TempDir()
+	tools := filepath.Join(dir, "tools")
+	for _, lib := range []string{"mine", "boxed"} {
+		if err := os.MkdirAll(tools, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(tools, lib+".py"), []byte("def tool_x():\n    \"\"\"X.\"\"\"\n    return 1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hostCfg := filepath.Join(dir, "host.json")
+	if err := os.WriteFile(hostCfg, []byte(`{"boxed": {"sandbox": "read-only", "network": ["api.example.org"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mcpCfg := filepath.Join(dir, "mcp.json")
+	if err := os.WriteFile(mcpCfg, []byte(`{"mcpServers": {
+		"fs": {"command": "lcp-never-started", "sandbox": {"workspace": "read-write", "network": ["registry.npmjs.org"]}},
+		"legacy": {"command": "lcp-never-started", "sandbox": false},
+		"web": {"url": "http://127.0.0.1:1/mcp"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	env := &Env{Stdout: &out, Stderr: &out}
+	cmd := NewCmdDoctor(env, nil)
+	cmd.SetArgs([]string{"--tools", tools, "--host-config", hostCfg, "--mcp-config", mcpCfg})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	boxedLib := "box     boxed "
+	if !sandbox.Supported() {
+		boxedLib = "boxed " // it does not start: doctor says so
+	}
+	for _, want := range []string{
+		"OUTSIDE mine ", boxedLib, "network to api.example.org",
+		"box     fs ", "in a box (workspace: read-write, network to registry.npmjs.org)",
+		`OUTSIDE legacy `, `("sandbox": false)`,
+		"remote  web ", "remote (http)",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("doctor lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	cmd = NewCmdDoctor(env, nil)
+	cmd.SetArgs([]string{"--json", "--mcp-config", mcpCfg})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Containment []struct {
+			ID    string `json:"id"`
+			Boxed bool   `json:"boxed"`
+		} `json:"containment"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	boxed := map[string]bool{}
+	for _, r := range rep.Containment {
+		boxed[r.ID] = r.Boxed
+	}
+	if !boxed["fs"] || boxed["legacy"] || boxed["web"] {
+		t.Errorf("--json containment %+v", rep.Containment)
+	}
+
+	// lcp list --libraries says it too.
+	stdout, stderr, code := run(t, "", "list", "--libraries", "--tools", tools, "--host-config", hostCfg)
+	if code != 0 {
+		t.Fatalf("list --libraries: %d %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "SANDBOX") || !regexp.MustCompile(`(?m)^mine .*OUTSIDE`).MatchString(stdout) {
+		t.Errorf("list --libraries:\n%s", stdout)
 	}
 }

@@ -224,7 +224,7 @@ func printLibraries(ctx context.Context, env *Env, eng *lcp.Engine, asJSON bool)
 		bold, reset = "\x1b[1m", "\x1b[0m"
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "%sLIBRARY\tNAME\tKIND\tTOOLS\tPROBLEMS\tSOURCE%s\n", bold, reset)
+	fmt.Fprintf(tw, "%sLIBRARY\tNAME\tKIND\tTOOLS\tPROBLEMS\tSANDBOX\tSOURCE%s\n", bold, reset)
 	for _, l := range libs {
 		id := l.ID
 		if l.Icon != "" {
@@ -238,7 +238,20 @@ func printLibraries(ctx context.Context, env *Env, eng *lcp.Engine, asJSON bool)
 		default:
 			src = fmt.Sprintf("%s (+%d)", l.Files[0], len(l.Files)-1)
 		}
-		fmt.Fprintf(tw, "%s%s%s\t%s\t%s\t%d\t%d\t%s\n", bold, id, reset, l.Name, l.Kind, len(l.Tools), countProblems(l.Diagnostics), src)
+		box := "-"
+		if l.Sandbox != nil {
+			switch {
+			case l.Sandbox.Boxed:
+				box = "box"
+			case l.Sandbox.InProcess:
+				box = "in-proc"
+			case l.Sandbox.Remote:
+				box = "remote"
+			default:
+				box = "OUTSIDE"
+			}
+		}
+		fmt.Fprintf(tw, "%s%s%s\t%s\t%s\t%d\t%d\t%s\t%s\n", bold, id, reset, l.Name, l.Kind, len(l.Tools), countProblems(l.Diagnostics), box, src)
 	}
 	return tw.Flush()
 }

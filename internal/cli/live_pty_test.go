@@ -189,7 +189,8 @@ func TestCallUpstreamProgressOnTerminal(t *testing.T) {
 		t.Skip("the npm peers are not installed: run `npm ci` in mcp/testdata/node")
 	}
 	conf := filepath.Join(t.TempDir(), "mcp.json")
-	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"everything": map[string]any{"command": "node", "args": []string{script, "stdio"}}}})
+	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"everything": map[string]any{"command": "node", "args": []string{script, "stdio"},
+		"sandbox": map[string]any{"read": []string{strings.SplitAfter(script, "node_modules")[0]}}}}})
 	if err := os.WriteFile(conf, raw, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -3,10 +3,12 @@
 package spawn
 
 import (
+	"os"
 	"os/exec"
 	"runtime"
 	"sync"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 type request struct {
@@ -26,9 +28,9 @@ func loop() {
 	}
 }
 
-// Start starts cmd from the locked spawner thread, so that a parent-death
-// signal set in cmd.SysProcAttr fires only when lcp exits.
-func Start(cmd *exec.Cmd) error {
+// start starts cmd from the locked spawner thread, so that the
+// parent-death signal fires only when lcp exits.
+func start(cmd *exec.Cmd) error {
 	once.Do(func() {
 		requests = make(chan request)
 		go loop()
@@ -38,9 +40,23 @@ func Start(cmd *exec.Cmd) error {
 	return <-r.done
 }
 
-// Deathsig asks for sig to be sent to the child when lcp dies.
-func Deathsig(attr *syscall.SysProcAttr, sig syscall.Signal) {
-	if attr != nil {
-		attr.Pdeathsig = sig
+// awaitExit returns once the child pid has exited (without reaping it),
+// waiting in the network poller on a pidfd; when pidfds are refused it
+// returns at once and the caller's wait blocks instead.
+func awaitExit(pid int) {
+	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
+	if err != nil {
+		return
 	}
+	f := os.NewFile(uintptr(fd), "pidfd")
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	_ = rc.Read(func(fd uintptr) bool {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PIDFD, int(fd), &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+		return err != nil || info.Signo != 0
+	})
 }

@@ -1,5 +1,6 @@
 // Package proc runs one child process for the built-in tools: in a given
-// directory, with a time limit that kills the whole process group, and with
+// directory, with a time limit that stops the whole process group
+// (package spawn's ladder: SIGTERM, a second, SIGKILL), and with
 // stdout and stderr captured separately under a size cap that keeps the head
 // and the tail of each stream.
 //
@@ -20,6 +21,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -30,6 +32,10 @@ import (
 // DefaultMaxOutput is the number of bytes kept per stream when Spec.MaxOutput
 // is zero.
 const DefaultMaxOutput = 64 << 10
+
+// termGrace is how long a command that timed out or was cancelled has
+// between SIGTERM and SIGKILL.
+const termGrace = time.Second
 
 // waitDelay bounds how long Run waits for the output pipes once the main
 // process has exited or been killed: a background job that keeps a pipe open
@@ -103,7 +109,7 @@ func Run(ctx context.Context, s Spec) (*Outcome, error) {
 	}
 	defer cancel()
 
-	cmd := exec.CommandContext(runCtx, s.Path, s.Args...)
+	cmd := exec.Command(s.Path, s.Args...)
 	cmd.Dir = s.Dir
 	cmd.Env = s.Env
 	cmd.Stdin = s.Stdin
@@ -120,8 +126,8 @@ func Run(ctx context.Context, s Spec) (*Outcome, error) {
 		return nil, fmt.Errorf("start %s: %w", s.Path, err)
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
-	setGroup(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd) }
+	// A stdin given as a reader is copied by exec; the copy must not hold
+	// Wait once the process is gone.
 	cmd.WaitDelay = waitDelay
 
 	var w Wrapped
@@ -132,7 +138,7 @@ func Run(ctx context.Context, s Spec) (*Outcome, error) {
 		}
 	}
 	start := time.Now()
-	err = spawn.Start(cmd)
+	p, err := spawn.Start(cmd, nil)
 	if w.Started != nil {
 		w.Started()
 	}
@@ -144,6 +150,14 @@ func Run(ctx context.Context, s Spec) (*Outcome, error) {
 		}
 		return nil, fmt.Errorf("start %s: %w", s.Path, err)
 	}
+	// The time limit or the cancellation stops the whole process group:
+	// SIGTERM, then SIGKILL.
+	var stopped atomic.Bool
+	unstop := context.AfterFunc(runCtx, func() {
+		stopped.Store(true)
+		p.Stop(spawn.Ladder{TermGrace: termGrace})
+	})
+	defer unstop()
 	stdout, stderr := newCapWriter(max), newCapWriter(max)
 	copied := make(chan struct{})
 	go func() {
@@ -154,16 +168,14 @@ func Run(ctx context.Context, s Spec) (*Outcome, error) {
 		wg.Wait()
 		close(copied)
 	}()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
 
-	var werr error
 	code, sig, early := 0, "", false
 	select {
-	case werr = <-exited:
+	case <-p.Done():
 	case <-w.Ended:
-		if code, sig, early = w.Exit(); !early {
-			werr = <-exited
+		code, sig, early = w.Exit()
+		if !early {
+			<-p.Done()
 		}
 	}
 	// A background job that keeps a pipe open must not hold the call
@@ -177,7 +189,7 @@ func Run(ctx context.Context, s Spec) (*Outcome, error) {
 	closeAll(outR, errR)
 	// Whatever the main process left running in its group (background jobs,
 	// daemons it forked) ends with the call.
-	_ = killGroup(cmd)
+	p.Kill()
 	out := &Outcome{
 		Stdout:   stdout.capture(),
 		Stderr:   stderr.capture(),
@@ -185,11 +197,11 @@ func Run(ctx context.Context, s Spec) (*Outcome, error) {
 	}
 	if early {
 		out.ExitCode, out.Signal = code, sig
-		go func() { <-exited }() // the process finishes exiting on its own
+		go func() { _ = p.Wait() }() // the process finishes exiting on its own
 	} else {
-		out.ExitCode, out.Signal = exitStatus(cmd.ProcessState)
+		out.ExitCode, out.Signal = exitStatus(p.State())
 	}
-	if runCtx.Err() != nil && (werr != nil || out.Signal != "") {
+	if stopped.Load() {
 		if ctx.Err() != nil {
 			out.Canceled = true
 		} else {
