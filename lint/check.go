@@ -155,7 +155,9 @@ func (l *lineIndex) runeColumn(line, byteCol int) int {
 	return utf8.RuneCount(text[:byteCol-1]) + 1
 }
 
-var defName = regexp.MustCompile(`^\s*(?:async\s+)?def\s+`)
+var defName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(?:async\s+)?def\s+`)
+})
 
 // defNameColumn is the column of the name on a def line, else of the
 // first non-blank character (0 when the line does not exist).
@@ -164,7 +166,7 @@ func (l *lineIndex) defNameColumn(n int) int {
 	if text == nil {
 		return 0
 	}
-	if m := defName.FindIndex(text); m != nil {
+	if m := defName().FindIndex(text); m != nil {
 		return utf8.RuneCount(text[:m[1]]) + 1
 	}
 	trimmed := bytes.TrimLeft(text, " \t\f")

@@ -11,6 +11,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/lcptools/lcp/mcp/oauth"
 )
@@ -276,7 +277,9 @@ func (c *ServerConfig) normalize(getenv func(string) string) error {
 	return nil
 }
 
-var varPattern = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+var varPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+})
 
 // expandVars replaces ${NAME} and ${NAME:-default}; a lone $ and $NAME
 // are left alone so that arguments meant for a shell survive.
@@ -284,8 +287,8 @@ func expandVars(s string, getenv func(string) string) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
-	return varPattern.ReplaceAllStringFunc(s, func(m string) string {
-		sub := varPattern.FindStringSubmatch(m)
+	return varPattern().ReplaceAllStringFunc(s, func(m string) string {
+		sub := varPattern().FindStringSubmatch(m)
 		if v := getenv(sub[1]); v != "" {
 			return v
 		}

@@ -120,13 +120,13 @@ func (ss *secretServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if p == nil {
 		w.WriteHeader(http.StatusNotFound)
-		_ = secretTmpl.Execute(w, pageData{Closed: true})
+		_ = secretTmpl().Execute(w, pageData{Closed: true})
 		return
 	}
 	switch r.Method {
 	case http.MethodGet:
 		h.Set("Content-Type", "text/html; charset=utf-8")
-		_ = secretTmpl.Execute(w, pageData{Title: p.req.Title, Prompt: p.req.Prompt, Tool: p.req.Tool})
+		_ = secretTmpl().Execute(w, pageData{Title: p.req.Title, Prompt: p.req.Prompt, Tool: p.req.Tool})
 	case http.MethodPost:
 		if o := r.Header.Get("Origin"); o != "" && o != "null" && !isLoopbackOrigin(o) {
 			http.Error(w, "forbidden origin", http.StatusForbidden)
@@ -148,7 +148,7 @@ func (ss *secretServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		})
 		p.close()
 		h.Set("Content-Type", "text/html; charset=utf-8")
-		_ = secretTmpl.Execute(w, pageData{Closed: true, Done: answered})
+		_ = secretTmpl().Execute(w, pageData{Closed: true, Done: answered})
 	default:
 		h.Set("Allow", "GET, POST")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -160,7 +160,9 @@ type pageData struct {
 	Closed, Done        bool
 }
 
-var secretTmpl = template.Must(template.New("secret").Parse(`<!doctype html>
+// secretTmpl is parsed at the first secret asked for, not at start-up.
+var secretTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("secret").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>lcp — secret</title>
 <style>body{font:16px system-ui,sans-serif;max-width:34em;margin:3em auto;padding:0 1em;color:#222}
@@ -174,6 +176,7 @@ button{font:inherit;padding:.4em 1.2em;margin:1em .5em 0 0}.tool{color:#666;font
 <button type="submit" name="action" value="submit">Send</button><button type="submit" name="action" value="decline" formnovalidate>Decline</button></form>
 {{end}}</body></html>
 `))
+})
 
 // isLoopbackAddr reports whether host:port (or a bare host) names the
 // loopback interface.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/lcptools/lcp/pysrc/ast"
@@ -13,7 +14,9 @@ import (
 
 // fallbackDefRE is `^\s*(async\s+)?def\s+(tool_\w+)\s*\(` with Python's
 // Unicode \s and \w.
-var fallbackDefRE = regexp.MustCompile(`^` + pySpace + `*(async` + pySpace + `+)?def` + pySpace + `+(tool_[\p{L}\p{N}_]+)` + pySpace + `*\(`)
+var fallbackDefRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^` + pySpace + `*(async` + pySpace + `+)?def` + pySpace + `+(tool_[\p{L}\p{N}_]+)` + pySpace + `*\(`)
+})
 
 // FallbackTools is the extractor used for files that are not valid
 // Python. It reads the text line by line and never fails: every line that
@@ -51,7 +54,7 @@ func fallback(f *File, src string) {
 		offs = append(offs, start)
 	}
 	for i, line := range lines {
-		m := fallbackDefRE.FindStringSubmatchIndex(line)
+		m := fallbackDefRE().FindStringSubmatchIndex(line)
 		if m == nil {
 			continue
 		}

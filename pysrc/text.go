@@ -4,6 +4,7 @@ import (
 	"iter"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -274,7 +275,9 @@ const pySpace = `[\t\n\v\f\r \x1c-\x1f\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{20
 // paramDocRE is `^(?:[-\*\d\.]+\s*)?([a-zA-Z0-9_]+)\s*(?:\(([^)]+)\))?\s*[:\-]\s*(.+)`
 // with Python's Unicode \d and \s. Go's regexp picks the same submatches
 // as a backtracking engine (leftmost-first).
-var paramDocRE = regexp.MustCompile(`^(?:[-\*\p{Nd}\.]+` + pySpace + `*)?([a-zA-Z0-9_]+)` + pySpace + `*(?:\(([^)]+)\))?` + pySpace + `*[:\-]` + pySpace + `*(.+)`)
+var paramDocRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:[-\*\p{Nd}\.]+` + pySpace + `*)?([a-zA-Z0-9_]+)` + pySpace + `*(?:\(([^)]+)\))?` + pySpace + `*[:\-]` + pySpace + `*(.+)`)
+})
 
 // paramDocs extracts the parameter descriptions of a cleaned docstring.
 func paramDocs(doc string) map[string]string {
@@ -298,7 +301,7 @@ func paramDocs(doc string) map[string]string {
 	return docs
 }
 
-// matchParamDoc is paramDocRE.FindStringSubmatch(line)'s groups 1 and 3
+// matchParamDoc is paramDocRE().FindStringSubmatch(line)'s groups 1 and 3
 // for one line, without the regexp engine (it was a tenth of the time of
 // reading a file). The pattern's backtracking has few outcomes, tried
 // here in the engine's order; FuzzMatchParamDoc holds the two together.
@@ -306,7 +309,7 @@ func paramDocs(doc string) map[string]string {
 // to the regexp.
 func matchParamDoc(line string) (name, rest string, ok bool) {
 	if strings.IndexByte(line, '\n') >= 0 || !utf8.ValidString(line) {
-		m := paramDocRE.FindStringSubmatch(line)
+		m := paramDocRE().FindStringSubmatch(line)
 		if m == nil {
 			return "", "", false
 		}

@@ -29,7 +29,7 @@ func TestMatchParamDoc(t *testing.T) {
 func checkParamDoc(t *testing.T, line string) {
 	t.Helper()
 	name, rest, ok := matchParamDoc(line)
-	m := paramDocRE.FindStringSubmatch(line)
+	m := paramDocRE().FindStringSubmatch(line)
 	if ok != (m != nil) || ok && (name != m[1] || rest != m[3]) {
 		t.Fatalf("matchParamDoc(%q) = %q, %q, %v; the regexp gives %q", line, name, rest, ok, m)
 	}

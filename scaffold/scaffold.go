@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/template"
 	"unicode"
 
@@ -27,7 +28,10 @@ import (
 //go:embed library.py.tmpl
 var librarySource string
 
-var libraryTemplate = template.Must(template.New("library.py").Parse(librarySource))
+// libraryTemplate is parsed by lcp new, not at every start-up.
+var libraryTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("library.py").Parse(librarySource))
+})
 
 // createFile creates a new file, failing if it exists (a variable so that
 // tests can make writing fail).
@@ -100,7 +104,7 @@ func Source(name string) ([]byte, error) {
 		return nil, err
 	}
 	var b bytes.Buffer
-	if err := libraryTemplate.Execute(&b, struct{ Name, Title string }{name, Title(name)}); err != nil {
+	if err := libraryTemplate().Execute(&b, struct{ Name, Title string }{name, Title(name)}); err != nil {
 		return nil, fmt.Errorf("writing the library source: %w", err)
 	}
 	return b.Bytes(), nil

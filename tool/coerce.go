@@ -5,15 +5,59 @@ import (
 	"encoding/json"
 	"math"
 	"math/big"
-	"regexp"
 	"strconv"
 	"strings"
 )
 
-var (
-	intRe     = regexp.MustCompile(`^[+-]?[0-9]+$`)
-	decimalRe = regexp.MustCompile(`^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
-)
+// isInt reports whether s is `[+-]?[0-9]+` (the test runs on every
+// argument string of a call, so it is written out rather than a regexp
+// compiled at start-up).
+func isInt(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	return s != "" && digits(s) == len(s)
+}
+
+// digits is the length of the run of ASCII digits s starts with.
+func digits(s string) int {
+	i := 0
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// isDecimal reports whether s is
+// `[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?`.
+func isDecimal(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	n := digits(s)
+	s = s[n:]
+	if s != "" && s[0] == '.' {
+		f := digits(s[1:])
+		if n == 0 && f == 0 {
+			return false
+		}
+		s = s[1+f:]
+	} else if n == 0 {
+		return false
+	}
+	if s != "" && (s[0] == 'e' || s[0] == 'E') {
+		s = s[1:]
+		if s != "" && (s[0] == '+' || s[0] == '-') {
+			s = s[1:]
+		}
+		e := digits(s)
+		if e == 0 {
+			return false
+		}
+		s = s[e:]
+	}
+	return s == ""
+}
 
 // Coerce converts a value the LLM sent for a property of JSON Schema type
 // typ, as SPEC §7 (step 4) and §16 say — the one coercion rule of every
@@ -37,7 +81,7 @@ func Coerce(typ string, raw json.RawMessage) json.RawMessage {
 	switch typ {
 	case "integer":
 		if raw[0] == '"' {
-			if s, ok := jsonString(raw); ok && intRe.MatchString(s) {
+			if s, ok := jsonString(raw); ok && isInt(s) {
 				return bigInt(s)
 			}
 			return raw
@@ -53,10 +97,10 @@ func Coerce(typ string, raw json.RawMessage) json.RawMessage {
 		if !ok {
 			return raw
 		}
-		if intRe.MatchString(s) {
+		if isInt(s) {
 			return bigInt(s)
 		}
-		if decimalRe.MatchString(s) {
+		if isDecimal(s) {
 			f, err := strconv.ParseFloat(s, 64)
 			if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
 				return raw

@@ -2,6 +2,7 @@ package tool
 
 import (
 	"encoding/json"
+	"regexp"
 	"testing"
 )
 
@@ -101,6 +102,40 @@ func FuzzCoerceArguments(f *testing.F) {
 		out := p.CoerceArguments(json.RawMessage(in))
 		if json.Valid([]byte(in)) && !json.Valid(out) {
 			t.Fatalf("CoerceArguments(%s) = %s, not JSON", in, out)
+		}
+	})
+}
+
+// The hand-written literal tests against the patterns they replace.
+var (
+	intPattern     = regexp.MustCompile(`^[+-]?[0-9]+$`)
+	decimalPattern = regexp.MustCompile(`^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
+)
+
+var literalSeeds = []string{"", "+", "-", "5", "-5", "+05", "5.", ".5", ".", "-.", "+.e1", "1e", "1e+", "1e+5", "1E-05",
+	"2.5", "-.25", "1e3", "5.e2", ".e2", "1.2.3", "1e2e3", " 5", "5 ", "1_000", "inf", "0x10", "٣", "1e5x", "--5"}
+
+func TestLiteralTests(t *testing.T) {
+	for _, s := range literalSeeds {
+		if got, want := isInt(s), intPattern.MatchString(s); got != want {
+			t.Errorf("isInt(%q) = %v, want %v", s, got, want)
+		}
+		if got, want := isDecimal(s), decimalPattern.MatchString(s); got != want {
+			t.Errorf("isDecimal(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func FuzzLiteralTests(f *testing.F) {
+	for _, s := range literalSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := isInt(s), intPattern.MatchString(s); got != want {
+			t.Fatalf("isInt(%q) = %v, want %v", s, got, want)
+		}
+		if got, want := isDecimal(s), decimalPattern.MatchString(s); got != want {
+			t.Fatalf("isDecimal(%q) = %v, want %v", s, got, want)
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 )
 
@@ -115,9 +116,11 @@ func (r *Request) Cancelled(reason string) Response {
 }
 
 // callPrefix makes call ids unique across processes; the counter makes
-// them unique within one.
+// them unique within one. The prefix is drawn at the first call, not at
+// start-up: reading the system's randomness is a system call and seeds
+// crypto/rand's generator, which a command that calls nothing never needs.
 var (
-	callPrefix  = NewID()[:8]
+	callPrefix  = sync.OnceValue(func() string { return NewID()[:8] })
 	callCounter atomic.Uint64
 )
 
@@ -125,7 +128,7 @@ var (
 // (request ids, which answers carry, come from NewID).
 func newCallID() string {
 	var b [32]byte
-	buf := append(b[:0], callPrefix...)
+	buf := append(b[:0], callPrefix()...)
 	buf = append(buf, '-')
 	buf = strconv.AppendUint(buf, callCounter.Add(1), 36)
 	return string(buf)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
@@ -29,7 +30,8 @@ func (refuseLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("schema refers to %s: external references are not allowed", url)
 }
 
-var printer = message.NewPrinter(language.English)
+// printer words the validator's messages; made at the first violation.
+var printer = sync.OnceValue(func() *message.Printer { return message.NewPrinter(language.English) })
 
 // CompileSchema compiles a JSON schema document.
 func CompileSchema(raw json.RawMessage) (*Schema, error) {
@@ -101,7 +103,7 @@ func (s *Schema) Validate(v any) []Violation {
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
-			out = append(out, Violation{Pointer: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)})
+			out = append(out, Violation{Pointer: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer())})
 			return
 		}
 		for _, c := range e.Causes {

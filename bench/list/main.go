@@ -8,7 +8,8 @@
 //   - 100 generated typical tool files.
 //
 // Both sides run as fresh processes (start-up included); lcp also runs
-// with GOMAXPROCS=1, for the single-threaded ratio. The outputs are
+// with GOMAXPROCS=1, for the single-threaded ratio, and the 100 files are
+// also measured against `lcp version`, the start-up of any lcp command. The outputs are
 // compared byte for byte first. The runs alternate (the order rotating
 // each round) so that a busy machine slows every side alike; medians of
 // the wall and CPU (user + system) times count, with their spread and the
@@ -211,7 +212,9 @@ func run(python string, runs int, dir, keep, before string) error {
 	bigSides := []*side{lcp, lcp1, ref}
 	small100 := &side{name: "lcp list --json", cmd: lcpCmd(typical.Dir)}
 	ref100 := &side{name: "Python ast reference", cmd: refCmd(typical.Dir)}
-	smallSides := []*side{small100, ref100}
+	// lcp version is the floor of any lcp command: the process's start.
+	version := &side{name: "lcp version", cmd: []string{bin, "version"}}
+	smallSides := []*side{small100, ref100, version}
 	var old, old1, old100 *side
 	if before != "" {
 		oldCmd := func(d string) []string { return []string{before, "list", "--json", "--tools", d} }
@@ -249,6 +252,7 @@ func run(python string, runs int, dir, keep, before string) error {
 		fmt.Printf("%-40s %24s %24s\n", s.name, figure(s.wall), figure(s.cpu))
 	}
 	fmt.Printf("reference / lcp: %.1fx wall, %.1fx CPU (goal for lcp: < 30 ms wall)\n", ratio(ref100.wall, small100.wall), ratio(ref100.cpu, small100.cpu))
+	fmt.Printf("lcp list / lcp version: %.2fx wall, %.2fx CPU (goal: within 3x)\n", ratio(small100.wall, version.wall), ratio(small100.cpu, version.cpu))
 	if old100 != nil {
 		fmt.Printf("reference / before: %.1fx wall, %.1fx CPU\n", ratio(ref100.wall, old100.wall), ratio(ref100.cpu, old100.cpu))
 	}

@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/lcptools/lcp/pysrc/ast"
 	"github.com/lcptools/lcp/pysrc/token"
@@ -256,9 +257,11 @@ func (c *classifier) aboveHome(p string) bool {
 
 // credentials matches text that names a credential store: a string that
 // holds it is a read of credentials.
-var credentials = regexp.MustCompile(`(^|[/~])(\.ssh|\.gnupg|\.aws|\.azure|\.kube|\.password-store|\.docker/config\.json|` +
-	`\.config/gcloud|\.git-credentials|\.netrc|\.pgpass|\.npmrc|\.pypirc|\.bash_history|\.zsh_history|\.python_history|` +
-	`id_(rsa|dsa|ecdsa|ed25519))(/|$)|/etc/(shadow|gshadow|sudoers)|/proc/[^/]*/(environ|mem|root|cwd|fd)`)
+var credentials = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[/~])(\.ssh|\.gnupg|\.aws|\.azure|\.kube|\.password-store|\.docker/config\.json|` +
+		`\.config/gcloud|\.git-credentials|\.netrc|\.pgpass|\.npmrc|\.pypirc|\.bash_history|\.zsh_history|\.python_history|` +
+		`id_(rsa|dsa|ecdsa|ed25519))(/|$)|/etc/(shadow|gshadow|sudoers)|/proc/[^/]*/(environ|mem|root|cwd|fd)`)
+})
 
 // constant judges a string the code holds (joined f-string parts
 // included): credential paths and the home folder itself.
@@ -266,7 +269,7 @@ func (u *unit) constant(n ast.Node, s string) {
 	if len(s) > 4096 {
 		return
 	}
-	if credentials.MatchString(s) {
+	if credentials().MatchString(s) {
 		u.c.read(u.where(n), "mentions a credential store ("+s+")")
 		return
 	}

@@ -371,7 +371,7 @@ func (c *classifier) argv(n syntax.Node, words []*syntax.Word) {
 	if versionProbe(name, words[1:]) {
 		return
 	}
-	check, ok := allowList[name]
+	check, ok := allowed(name)
 	if !ok {
 		c.judged(n, unknownReason(name, words[1:]))
 		return

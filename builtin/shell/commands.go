@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/lcptools/lcp/sandbox"
 	"mvdan.cc/sh/v3/syntax"
@@ -15,13 +16,24 @@ import (
 type checker func(c *classifier, n syntax.Node, name string, args []*syntax.Word)
 
 // allowList is the documented read-only allow-list: commands that safe mode
-// runs without asking, each with the checks its options need. Filled in
-// init, since wrappers refer back to it.
-var allowList map[string]checker
+// runs without asking, each with the checks its options need. Built at the
+// first judgement (allowed), not at init: most lcp commands never judge a
+// shell command, and wrappers refer back to it.
+var (
+	allowList     map[string]checker
+	allowListOnce sync.Once
+)
+
+// allowed returns the checker of an allow-listed command.
+func allowed(name string) (checker, bool) {
+	allowListOnce.Do(buildAllowList)
+	c, ok := allowList[name]
+	return c, ok
+}
 
 func plain(*classifier, syntax.Node, string, []*syntax.Word) {}
 
-func init() {
+func buildAllowList() {
 	allowList = map[string]checker{
 		// Shell builtins that only read state or steer control flow.
 		":": plain, "true": plain, "false": plain, "echo": plain, "pwd": plain,
@@ -103,18 +115,31 @@ var categories = map[string][]string{
 		"readarray", "hash", "declare", "local", "export", "let", "typeset", "readonly", "getopts", "disown"},
 }
 
-var (
-	categoryOf   = map[string]string{}
-	pythonName   = regexp.MustCompile(`^(python|pip|pypy)[0-9.]*$`)
-	versionFlags = map[string]bool{"--version": true, "-V": true, "-version": true}
-)
+var versionFlags = map[string]bool{"--version": true, "-V": true, "-version": true}
 
-func init() {
+// categoryOf maps a command to its category, made at its first use.
+var categoryOf = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
 	for why, names := range categories {
 		for _, n := range names {
-			categoryOf[n] = why
+			m[n] = why
 		}
 	}
+	return m
+})
+
+// isPythonName reports whether a command is a Python interpreter or pip:
+// `^(python|pip|pypy)[0-9.]*$`.
+func isPythonName(name string) bool {
+	rest, ok := strings.CutPrefix(name, "python")
+	if !ok {
+		if rest, ok = strings.CutPrefix(name, "pypy"); !ok {
+			if rest, ok = strings.CutPrefix(name, "pip"); !ok {
+				return false
+			}
+		}
+	}
+	return strings.Trim(rest, "0123456789.") == ""
 }
 
 // hostCategories are the categories of commands that need the host
@@ -125,7 +150,7 @@ var hostCategories = map[string]bool{"escalates privileges": true, "changes the 
 // unknownReason says why a command off the allow-list asks, and which
 // permission beyond a sandbox it needs, if any.
 func unknownReason(name string, args []*syntax.Word) judgement {
-	why, ok := categoryOf[name]
+	why, ok := categoryOf()[name]
 	switch {
 	case ok && why == "uses the network":
 		return judgement{why: name + " " + why, perm: sandbox.Network}
@@ -136,7 +161,7 @@ func unknownReason(name string, args []*syntax.Word) judgement {
 			return judgement{why: name + " " + why + " and downloads packages", perm: sandbox.Network}
 		}
 		return judgement{why: name + " " + why}
-	case pythonName.MatchString(name):
+	case isPythonName(name):
 		if fetches(name, args) {
 			return judgement{why: name + " installs packages from the network", perm: sandbox.Network}
 		}
@@ -159,7 +184,7 @@ var installers = map[string][]string{
 // (npm install, pip install, go get, go mod download...).
 func fetches(name string, args []*syntax.Word) bool {
 	subs, ok := installers[name]
-	if pythonName.MatchString(name) && strings.HasPrefix(name, "pip") {
+	if isPythonName(name) && strings.HasPrefix(name, "pip") {
 		subs, ok = []string{"install", "download", "wheel", "search", "index"}, true
 	}
 	if !ok {
@@ -177,7 +202,7 @@ func fetches(name string, args []*syntax.Word) bool {
 			continue
 		}
 		if strings.HasPrefix(a.text, "-") {
-			if pythonName.MatchString(name) && a.text == "-m" {
+			if isPythonName(name) && a.text == "-m" {
 				continue
 			}
 			continue
@@ -190,8 +215,8 @@ func fetches(name string, args []*syntax.Word) bool {
 // versionProbe accepts "<toolchain> --version" (and "go version"): asking
 // which interpreter is installed runs no user code.
 func versionProbe(name string, args []*syntax.Word) bool {
-	why := categoryOf[name]
-	tool := pythonName.MatchString(name) || why == "runs an interpreter on code that is not judged" ||
+	why := categoryOf()[name]
+	tool := isPythonName(name) || why == "runs an interpreter on code that is not judged" ||
 		why == "runs build or package scripts" || why == "starts a nested shell"
 	if !tool || len(args) != 1 {
 		return false
@@ -228,13 +253,15 @@ func riskyVariable(name string) string {
 			return "which makes programs run or load other code"
 		}
 	}
-	if !validName.MatchString(name) {
+	if !validName().MatchString(name) {
 		return "which is not a plain variable name"
 	}
 	return ""
 }
 
-var validName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var validName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+})
 
 // writeArg judges an option value or operand that names a file written
 // from its start (an existing one loses its content).
@@ -290,7 +317,7 @@ func checkRead(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 		if a.opt != "" && !a.isOpt("-a") {
 			continue
 		}
-		if !a.static || !validName.MatchString(a.value) {
+		if !a.static || !validName().MatchString(a.value) {
 			c.ask(n, "read into `%s`, which is not a plain variable name", a.value)
 			return
 		}

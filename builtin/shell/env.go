@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/lcptools/lcp/sandbox"
 )
@@ -20,7 +21,9 @@ func Program(command string) (string, []string) {
 
 // gitConfigPair matches the variables of git's environment configuration,
 // whose names hold KEY without being keys.
-var gitConfigPair = regexp.MustCompile(`^GIT_CONFIG_(KEY|VALUE)_[0-9]+$`)
+var gitConfigPair = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^GIT_CONFIG_(KEY|VALUE)_[0-9]+$`)
+})
 
 // gitHardening is the configuration safe mode gives git through the
 // environment (GIT_CONFIG_COUNT has the precedence of `git -c`): a
@@ -57,7 +60,7 @@ func SafeEnv(env []string) []string {
 	out := make([]string, 0, len(env)+len(gitHardening)*2+4)
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
-		if drop[k] || sandbox.IsSecretName(k) && !gitConfigPair.MatchString(k) {
+		if drop[k] || sandbox.IsSecretName(k) && !gitConfigPair().MatchString(k) {
 			continue
 		}
 		if k == "GIT_CONFIG_COUNT" {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/lcptools/lcp/sandbox"
 	"mvdan.cc/sh/v3/syntax"
@@ -226,7 +227,9 @@ func looksBare(dir string) bool {
 // subcommands run programs the hardened environment does not switch
 // off: diff drivers (external, textconv, command), filters (clean,
 // smudge, process) and includes of other files.
-var gitRunsPrograms = regexp.MustCompile(`(?im)^\s*(external|textconv|command|clean|smudge|process)\s*=|^\s*\[\s*include`)
+var gitRunsPrograms = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?im)^\s*(external|textconv|command|clean|smudge|process)\s*=|^\s*\[\s*include`)
+})
 
 // gitConfigRisk says why git's configuration (the workspace's repository,
 // or a bare repository that the workspace is, and the user's own) can
@@ -257,7 +260,7 @@ func (c *classifier) gitConfigRisk() string {
 	}
 	for _, f := range files {
 		raw, err := os.ReadFile(f)
-		if err == nil && gitRunsPrograms.Match(raw) {
+		if err == nil && gitRunsPrograms().Match(raw) {
 			why = "git's configuration (" + f + ") sets diff drivers, filters or includes, which run programs"
 			break
 		}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/lcptools/lcp/sandbox"
 )
@@ -35,7 +36,9 @@ func newPathJudge(ws, home string) pathJudge {
 }
 
 // specialWrite lists write targets that are always harmless.
-var specialWrite = regexp.MustCompile(`^/dev/(null|stdout|stderr|fd/[0-9]+)$`)
+var specialWrite = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^/dev/(null|stdout|stderr|fd/[0-9]+)$`)
+})
 
 // expandTilde turns "~" and "~/x" into paths under home. Other tilde forms
 // (~user, ~+, ~-) are not judged.
@@ -73,7 +76,7 @@ func (j pathJudge) writeVerdict(p string, cwdMoved, replace bool) judgement {
 	if p == "" {
 		return judgement{why: "writes to an empty path"}
 	}
-	if specialWrite.MatchString(p) {
+	if specialWrite().MatchString(p) {
 		return judgement{}
 	}
 	if strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/") {
@@ -129,12 +132,14 @@ func replacing(real, shown string, replace bool) judgement {
 // root, working directory, descriptors, executable, environment, memory),
 // whatever PID they name (even one expanded at run time: the literal parts
 // are matched).
-var procFiles = regexp.MustCompile(`(^|/)proc/[^/]*/+(root|cwd|fd|fdinfo|exe|environ|mem|map_files|task|cmdline)(/|$)`)
+var procFiles = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|/)proc/[^/]*/+(root|cwd|fd|fdinfo|exe|environ|mem|map_files|task|cmdline)(/|$)`)
+})
 
 // procPath reports whether a path reaches another process's files.
 func procPath(p string) bool {
-	return strings.Contains(p, "proc/") && procFiles.MatchString(filepath.ToSlash(p)) &&
-		!specialWrite.MatchString(p)
+	return strings.Contains(p, "proc/") && procFiles().MatchString(filepath.ToSlash(p)) &&
+		!specialWrite().MatchString(p)
 }
 
 // homeOrAbove reports whether p names the home folder or a folder above
@@ -214,7 +219,9 @@ func resolve(p string, depth int) (string, bool) {
 
 // sensitive matches paths that hold credentials. Reading them is asked for
 // even by read-only commands: their content would go to the LLM.
-var sensitive = regexp.MustCompile(`(^|[/=])(\.ssh|\.gnupg|\.aws|\.azure|\.kube|\.password-store|\.docker/config\.json|\.config/gcloud|\.git-credentials|\.netrc|\.pgpass|\.npmrc|\.pypirc|id_(rsa|dsa|ecdsa|ed25519)[^/]*)(/|$)|/etc/(shadow|gshadow|sudoers)|/proc/[^/]+/(environ|mem)$`)
+var sensitive = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[/=])(\.ssh|\.gnupg|\.aws|\.azure|\.kube|\.password-store|\.docker/config\.json|\.config/gcloud|\.git-credentials|\.netrc|\.pgpass|\.npmrc|\.pypirc|id_(rsa|dsa|ecdsa|ed25519)[^/]*)(/|$)|/etc/(shadow|gshadow|sudoers)|/proc/[^/]+/(environ|mem)$`)
+})
 
 // sensitiveFiles are concrete credential paths that glob patterns are
 // matched against ("~" is the home directory).
@@ -233,7 +240,7 @@ func (j pathJudge) sensitiveRead(p string) bool {
 			p = e
 		}
 	}
-	if sensitive.MatchString(filepath.ToSlash(filepath.Clean(p))) {
+	if sensitive().MatchString(filepath.ToSlash(filepath.Clean(p))) {
 		return true
 	}
 	if !strings.ContainsAny(p, "*?[") || !filepath.IsAbs(p) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/lcptools/lcp/scaffold"
 	"github.com/spf13/cobra"
@@ -74,11 +75,13 @@ func runNew(o *NewOptions) error {
 	return nil
 }
 
-var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./@%+=:,-]+$`)
+var shellSafe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9_./@%+=:,-]+$`)
+})
 
 // shellQuote quotes s for a POSIX shell when it needs it.
 func shellQuote(s string) string {
-	if shellSafe.MatchString(s) {
+	if shellSafe().MatchString(s) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

@@ -14,9 +14,11 @@
 // (histogram), lcp_calls_in_flight, lcp_worker_starts_total{library},
 // lcp_worker_restarts_total{library}, lcp_worker_crashes_total{library},
 // lcp_sandbox_denials_total{library,reason}, lcp_mcp_refused_total{limit},
-// plus the gauges a server adds (sessions, pending approvals) and Go's
-// process and runtime collectors (go_goroutines, process_open_fds,
-// process_resident_memory_bytes...).
+// plus the gauges a server adds (sessions, pending approvals) and the Go
+// runtime's and the process's metrics under the names Prometheus' Go
+// client gives them (go_goroutines, process_open_fds,
+// process_resident_memory_bytes...), in the text format (version 0.0.4)
+// this package writes itself.
 package metrics
 
 import (
@@ -24,10 +26,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/lcptools/lcp"
 	"github.com/lcptools/lcp/builtin"
@@ -41,69 +39,74 @@ import (
 // in lcp_sandbox_denials_total.
 const SandboxDenialKey = builtin.SandboxDenialKey
 
-// Metrics holds a registry and the collectors of one process.
+// Metrics holds the metrics of one process.
 type Metrics struct {
-	reg      *prometheus.Registry
-	calls    *prometheus.CounterVec
-	duration *prometheus.HistogramVec
-	inFlight prometheus.Gauge
-	starts   *prometheus.CounterVec
-	restarts *prometheus.CounterVec
-	crashes  *prometheus.CounterVec
-	denials  *prometheus.CounterVec
-	refused  *prometheus.CounterVec
+	reg      registry
+	calls    *family
+	duration *family
+	inFlight *family
+	starts   *family
+	restarts *family
+	crashes  *family
+	denials  *family
+	refused  *family
 }
 
-// New returns the collectors, registered with Go's runtime and process
-// collectors in a registry of their own.
+// New returns the metrics, with Go's runtime and process metrics beside
+// lcp's own. Nothing is registered before a server calls it.
 func New() *Metrics {
-	m := &Metrics{reg: prometheus.NewRegistry()}
-	m.calls = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "lcp_calls_total",
-		Help: "Tool calls ended, by tool and LCP status code (200, 500, 400, 404, 499 cancelled, 504 timed out)."},
-		[]string{"tool", "status"})
-	m.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "lcp_call_duration_seconds",
-		Help:    "How long tool calls ran, waits for a person included.",
-		Buckets: []float64{.001, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300}},
-		[]string{"tool"})
-	m.inFlight = prometheus.NewGauge(prometheus.GaugeOpts{Name: "lcp_calls_in_flight", Help: "Tool calls running."})
-	m.starts = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "lcp_worker_starts_total",
-		Help: "Python worker processes started, restarts included."}, []string{"library"})
-	m.restarts = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "lcp_worker_restarts_total",
-		Help: "Python worker processes started after a crash of the previous one (state reset)."}, []string{"library"})
-	m.crashes = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "lcp_worker_crashes_total",
-		Help: "Python worker processes that died without being stopped (crash, os._exit, killed for a time limit)."}, []string{"library"})
-	m.denials = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "lcp_sandbox_denials_total",
-		Help: "Actions the sandbox refused, by library and reason."}, []string{"library", "reason"})
-	m.refused = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "lcp_mcp_refused_total",
-		Help: "MCP requests refused by a limit (calls, session_calls, sessions, draining)."}, []string{"limit"})
-	m.reg.MustRegister(m.calls, m.duration, m.inFlight, m.starts, m.restarts, m.crashes, m.denials, m.refused,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m := &Metrics{}
+	m.calls = newFamily("lcp_calls_total",
+		"Tool calls ended, by tool and LCP status code (200, 500, 400, 404, 499 cancelled, 504 timed out).",
+		counterKind, "tool", "status")
+	m.duration = newFamily("lcp_call_duration_seconds", "How long tool calls ran, waits for a person included.",
+		histogramKind, "tool")
+	m.duration.buckets = []float64{.001, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300}
+	m.inFlight = newFamily("lcp_calls_in_flight", "Tool calls running.", gaugeKind)
+	m.starts = newFamily("lcp_worker_starts_total", "Python worker processes started, restarts included.", counterKind, "library")
+	m.restarts = newFamily("lcp_worker_restarts_total",
+		"Python worker processes started after a crash of the previous one (state reset).", counterKind, "library")
+	m.crashes = newFamily("lcp_worker_crashes_total",
+		"Python worker processes that died without being stopped (crash, os._exit, killed for a time limit).", counterKind, "library")
+	m.denials = newFamily("lcp_sandbox_denials_total", "Actions the sandbox refused, by library and reason.", counterKind, "library", "reason")
+	m.refused = newFamily("lcp_mcp_refused_total",
+		"MCP requests refused by a limit (calls, session_calls, sessions, draining).", counterKind, "limit")
+	for _, f := range []*family{m.calls, m.duration, m.inFlight, m.starts, m.restarts, m.crashes, m.denials, m.refused} {
+		m.reg.register(f)
+	}
+	m.reg.registerRuntime()
+	m.reg.registerProcess()
 	return m
 }
 
-// Handler serves the metrics in Prometheus' text format.
+// Handler serves the metrics in Prometheus' text format (version 0.0.4).
 func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		if r.Method == http.MethodHead {
+			return
+		}
+		_ = m.reg.write(w) // a scraper that went away
+	})
 }
-
-// Registry returns the registry, for hosts that add their own collectors.
-func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
 // GaugeFunc registers a gauge whose value f gives at each scrape (the
 // sessions of a server, its pending approvals).
 func (m *Metrics) GaugeFunc(name, help string, f func() float64) {
-	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
+	g := newFamily(name, help, gaugeKind)
+	g.collect = func(emit func(sample)) { emit(sample{value: f()}) }
+	m.reg.register(g)
 }
 
 // ObserveCall counts a call: an lcp.Config.OnCall.
 func (m *Metrics) ObserveCall(r lcp.CallReport) {
 	if !r.Ended {
-		m.inFlight.Inc()
+		m.inFlight.add(1)
 		return
 	}
-	m.inFlight.Dec()
-	m.calls.WithLabelValues(r.Tool, strconv.Itoa(r.Status)).Inc()
-	m.duration.WithLabelValues(r.Tool).Observe(r.Duration.Seconds())
+	m.inFlight.add(-1)
+	m.calls.add(1, r.Tool, strconv.Itoa(r.Status))
+	m.duration.observe(r.Duration.Seconds(), r.Tool)
 }
 
 // ObserveWorker counts a worker's start or end: an lcp.Config.OnWorker.
@@ -111,12 +114,12 @@ func (m *Metrics) ObserveWorker(e lcp.WorkerEvent) {
 	lib := libraryLabel(e.Library)
 	switch {
 	case e.Started:
-		m.starts.WithLabelValues(lib).Inc()
+		m.starts.add(1, lib)
 		if e.Restart {
-			m.restarts.WithLabelValues(lib).Inc()
+			m.restarts.add(1, lib)
 		}
 	case e.Crashed:
-		m.crashes.WithLabelValues(lib).Inc()
+		m.crashes.add(1, lib)
 	}
 }
 
@@ -133,12 +136,12 @@ func (m *Metrics) ObserveEvent(e tool.Event) {
 
 // SandboxDenied counts an action the sandbox refused.
 func (m *Metrics) SandboxDenied(library, reason string) {
-	m.denials.WithLabelValues(libraryLabel(library), reason).Inc()
+	m.denials.add(1, libraryLabel(library), reason)
 }
 
 // Refused counts a request an MCP limit refused: an
 // mcp.ServerOptions.OnRefused.
-func (m *Metrics) Refused(limit string) { m.refused.WithLabelValues(limit).Inc() }
+func (m *Metrics) Refused(limit string) { m.refused.add(1, limit) }
 
 // libraryLabel is a library's stem: paths would make labels differ
 // between machines and workspaces.

@@ -466,8 +466,8 @@ func buildNames() {
 		}
 		namesMap[n] = r
 	}
-	for alias, r := range nameAliases {
-		namesMap[alias] = r
+	for _, a := range nameAliases {
+		namesMap[a.name] = a.r
 	}
 }
 
