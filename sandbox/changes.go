@@ -87,14 +87,18 @@ func (cs *ChangeSet) Risky() []Change {
 // classify marks the changes that need approval: anything but new files,
 // folders and links inside the workspace, unless the path belongs to the
 // session (created by an earlier call and untouched since); anything
-// under a version control folder, always.
+// under a version control folder, in what git runs or loads later, or
+// that a common tool runs later (runLaterRules), always.
 func (cs *ChangeSet) classify() {
+	later := cs.laterCheck()
 	for i := range cs.Changes {
 		c := &cs.Changes[i]
 		switch {
 		case c.Kind == Skipped || c.Kind == Touched:
 		case inVCS(c.Path):
 			c.Risky, c.Why = true, "under "+firstVCS(c.Path)+", which version control runs hooks and configuration from"
+		case c.Kind != Deleted && later(c.Path) != "":
+			c.Risky, c.Why = true, later(c.Path)
 		case c.Kind == Added && c.Type == "link" && linkEscapes(cs.Workspace, c.Path, c.Target):
 			c.Risky, c.Why = true, "a link that points outside the workspace"
 		case c.Kind == Added:

@@ -75,10 +75,12 @@ func wrap(cmd *exec.Cmd, p *Policy) (b *Box, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	b = &Box{policy: pol, id: id, start: time.Now(), ended: make(chan struct{}), drained: make(chan struct{})}
+	box := &Box{policy: pol, id: id, start: time.Now(), ended: make(chan struct{}), drained: make(chan struct{})}
+	b = box
 	defer func() {
 		if err != nil {
-			b.Close()
+			// Every return has set b to nil by now: close what was made.
+			box.Close()
 			b = nil
 		}
 	}()
