@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
@@ -81,7 +80,11 @@ func readConfig(arg string) (*initState, error) {
 // root, drops every privilege and starts the command, forwards signals to
 // it, reaps orphans, and exits when the command exits — after killing
 // whatever is left in the namespace (the kernel would too).
-func runInit(arg string) int {
+func runInit(arg string) (code int) {
+	quietInit()
+	var s *initState
+	defer quietFailure(&s, &code)
+	sigs := catchSignals()
 	s, err := readConfig(arg)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "lcp sandbox: %v\n", err)
@@ -121,7 +124,7 @@ func runInit(arg string) int {
 	if err != nil {
 		return s.fail(step, err)
 	}
-	return s.supervise(pid)
+	return s.supervise(pid, sigs)
 }
 
 // startCommand drops every capability, sets no_new_privs and restricts
@@ -174,14 +177,8 @@ func (s *initState) startCommand() (int, string, error) {
 
 // supervise waits for the command, forwarding signals to its process
 // group and reaping every orphan, and reports how it ended.
-func (s *initState) supervise(pid int) int {
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, unix.SIGTERM, unix.SIGINT, unix.SIGHUP, unix.SIGQUIT, unix.SIGUSR1, unix.SIGUSR2)
-	go func() {
-		for sig := range sigs {
-			_ = unix.Kill(-pid, sig.(syscall.Signal))
-		}
-	}()
+func (s *initState) supervise(pid int, sigs chan os.Signal) int {
+	go forwardSignals(sigs, pid)
 	var peak atomic.Int64
 	done := make(chan struct{})
 	go samplePeak(&peak, done)
