@@ -71,6 +71,7 @@ type ChangeSet struct {
 	Began time.Time
 
 	owner [2]int // uid, gid of new files (-1: leave as created)
+	shown []string // host folders the run saw read-only (see shownProgram)
 }
 
 // Empty reports whether the run changed nothing.
@@ -99,7 +100,7 @@ func (cs *ChangeSet) classify() {
 			c.Risky, c.Why = true, "under "+firstVCS(c.Path)+", which version control runs hooks and configuration from"
 		case c.Kind != Deleted && later(c.Path) != "":
 			c.Risky, c.Why = true, later(c.Path)
-		case c.Kind == Added && c.Type == "link" && linkEscapes(cs.Workspace, c.Path, c.Target):
+		case c.Kind == Added && c.Type == "link" && linkEscapes(cs.Workspace, c.Path, c.Target) && !cs.shownProgram(c.Target):
 			c.Risky, c.Why = true, "a link that points outside the workspace"
 		case c.Kind == Added:
 		case c.Owned:

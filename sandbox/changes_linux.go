@@ -22,7 +22,8 @@ func (b *Box) Changes(l *Ledger) (*ChangeSet, error) {
 	if b.tmp == "" {
 		return nil, errors.New("sandbox: the run's workspace is not copy-on-write")
 	}
-	cs := &ChangeSet{Workspace: b.policy.Workspace, Began: b.start, owner: [2]int{-1, -1}}
+	cs := &ChangeSet{Workspace: b.policy.Workspace, Began: b.start, owner: [2]int{-1, -1},
+		shown: append(slices.Clone(systemDirs), b.policy.ReadPaths...)}
 	if b.id.root {
 		cs.owner = [2]int{b.id.ownUID, b.id.ownGID}
 	}
