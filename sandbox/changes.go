@@ -70,7 +70,7 @@ type ChangeSet struct {
 	// workspace after it is a conflict.
 	Began time.Time
 
-	owner [2]int // uid, gid of new files (-1: leave as created)
+	owner [2]int   // uid, gid of new files (-1: leave as created)
 	shown []string // host folders the run saw read-only (see shownProgram)
 }
 
