@@ -58,3 +58,18 @@ func TestWriteModeRefusesUnparsableGitConfig(t *testing.T) {
 		t.Fatalf("error = %v, want one naming %s", err, cfg)
 	}
 }
+
+func TestWorkspaceThroughLinkRefused(t *testing.T) {
+	requireSandbox(t)
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "ws")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/true")
+	cmd.Dir = link
+	_, err := Wrap(cmd, &Policy{Workspace: link, Mode: Write})
+	if err == nil || !strings.Contains(err.Error(), "symbolic link") || !strings.Contains(err.Error(), real) {
+		t.Fatalf("error = %v, want one saying the workspace is a link to %s", err, real)
+	}
+}

@@ -146,6 +146,13 @@ func checkPolicy(p *Policy) (Policy, error) {
 	if pol.Workspace == "/" {
 		return Policy{}, errors.New("sandbox: the workspace cannot be the root folder")
 	}
+	// Through a link, what the sandbox protects in the workspace (git
+	// folders, hooks) would be looked up in the wrong place.
+	if real, err := filepath.EvalSymlinks(pol.Workspace); err != nil {
+		return Policy{}, fmt.Errorf("sandbox: workspace: %w", err)
+	} else if real != pol.Workspace {
+		return Policy{}, fmt.Errorf("sandbox: the workspace %s is reached through a symbolic link; name its real path %s", pol.Workspace, real)
+	}
 	for _, kv := range pol.Env {
 		if k, _, _ := strings.Cut(kv, "="); IsSecretName(k) {
 			return Policy{}, fmt.Errorf("sandbox: the environment names %s, which looks like a secret", k)
