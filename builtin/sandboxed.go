@@ -220,7 +220,8 @@ func (b *lib) runSandboxed(ctx context.Context, j *job, level autonomy.Level, se
 func (b *lib) approveEscalation(ctx context.Context, j *job, level autonomy.Level, needs []sandbox.Permission) (string, error) {
 	var why []string
 	if level != autonomy.Safe && len(needs) == 0 {
-		return approve(ctx, true, j.label, j.source, []string{"it runs in the sandbox (workspace writable except .git, no network)"})
+		return approve(ctx, true, j.label, j.source, append([]string{"it runs in the sandbox (workspace writable except .git, no network)"},
+			protectedNotes(b.workspaceDir(ctx))...))
 	}
 	grant := sandbox.Describe(needs)
 	for _, p := range needs {
@@ -229,6 +230,23 @@ func (b *lib) approveEscalation(ctx context.Context, j *job, level autonomy.Leve
 	why = append(why, "approving grants this run: "+strings.Join(grant, "; "))
 	// Safe mode's prompt lists these reasons; strict's says it asks always.
 	return approve(ctx, true, j.label, j.source, why)
+}
+
+// protectedNotes says what of the workspace's repositories a writing run
+// keeps read-only, for the confirmation (at most a few lines).
+func protectedNotes(ws string) []string {
+	prot, err := sandbox.Protected(ws)
+	if err != nil {
+		return []string{err.Error() + " (the run will not start)"}
+	}
+	const most = 8
+	if len(prot) > most {
+		prot = append(prot[:most:most], fmt.Sprintf("and %d more", len(prot)-most))
+	}
+	if len(prot) == 0 {
+		return nil
+	}
+	return []string{"kept read-only: " + strings.Join(prot, "; ")}
 }
 
 func sandboxInfo(p *sandbox.Policy, allow egress.List) map[string]any {

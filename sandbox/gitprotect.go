@@ -243,3 +243,24 @@ func pathWithin(p, dir string) bool {
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && (rel == "." || filepath.IsLocal(rel))
 }
+
+// Protected describes, one line each ("sub/.git: the git dir of …"), what
+// git runs or loads from the repositories of the workspace ws: what a
+// Write run keeps read-only and a copy-on-write run asks about. A
+// confirmation shows it. The error names a configuration git could not
+// read.
+func Protected(ws string) ([]string, error) {
+	found, err := gitPaths(ws)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(found))
+	for _, g := range found {
+		rel, err := filepath.Rel(ws, g.Path)
+		if err != nil {
+			rel = g.Path
+		}
+		out = append(out, filepath.ToSlash(rel)+": "+g.Why)
+	}
+	return out, nil
+}
