@@ -2602,7 +2602,9 @@ def _extend_path(environ: Dict[str, str]) -> None:
             at = i
             break
     extra = [d for d in environ.get("PYTHONPATH", "").split(os.pathsep) if allowed(d)]
-    if not environ.get("PYTHONNOUSERSITE"):
+    # As site does: no user site for a process whose ids were changed.
+    same_ids = not hasattr(os, "geteuid") or (os.geteuid() == os.getuid() and os.getegid() == os.getgid())
+    if not environ.get("PYTHONNOUSERSITE") and same_ids:
         import site
 
         user = site.getusersitepackages()
