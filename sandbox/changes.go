@@ -70,6 +70,11 @@ type ChangeSet struct {
 	// workspace after it is a conflict.
 	Began time.Time
 
+	// NoSync skips the syncs of Apply: the set stays all or nothing
+	// through a crash of lcp, but not through a power loss. For
+	// measurements.
+	NoSync bool
+
 	owner [2]int // uid, gid of new files (-1: leave as created)
 }
 
@@ -160,6 +165,10 @@ type Outcome struct {
 	Conflicts []Change
 	// Failed were not applied because of an error, with the reason.
 	Failed []Failure
+	// Withheld were not applied because another change of the same set
+	// conflicted or failed: a set is applied whole or not at all, and
+	// may be offered again.
+	Withheld []Change
 }
 
 // Failure is a change that could not be applied.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -37,6 +38,12 @@ func (b *Box) Changes(l *Ledger) (*ChangeSet, error) {
 		rel, err := filepath.Rel(upper, p)
 		if err != nil {
 			return err
+		}
+		if strings.HasPrefix(rel, stagingPrefix) && !strings.Contains(rel, "/") {
+			if d.IsDir() {
+				return filepath.SkipDir // another apply's staging folder
+			}
+			return nil
 		}
 		return cs.read(p, filepath.ToSlash(rel), filepath.Join(cs.Workspace, rel))
 	})
