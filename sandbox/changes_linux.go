@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -23,11 +24,17 @@ func (b *Box) Changes(l *Ledger) (*ChangeSet, error) {
 	if b.tmp == "" {
 		return nil, errors.New("sandbox: the run's workspace is not copy-on-write")
 	}
-	cs := &ChangeSet{Workspace: b.policy.Workspace, Began: b.start, owner: [2]int{-1, -1}}
+	owner := [2]int{-1, -1}
 	if b.id.root {
-		cs.owner = [2]int{b.id.ownUID, b.id.ownGID}
+		owner = [2]int{b.id.ownUID, b.id.ownGID}
 	}
-	upper := b.Upper()
+	return readChanges(b.Upper(), b.policy.Workspace, b.start, owner, l)
+}
+
+// readChanges reads the change set of an upper layer over the workspace
+// ws, for a run that began at began.
+func readChanges(upper, ws string, began time.Time, owner [2]int, l *Ledger) (*ChangeSet, error) {
+	cs := &ChangeSet{Workspace: ws, Began: began, owner: owner}
 	err := filepath.WalkDir(upper, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err

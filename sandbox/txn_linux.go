@@ -91,6 +91,9 @@ func (cs *ChangeSet) Apply(which func(*Change) bool, l *Ledger) *Outcome {
 		case err != nil:
 			failed = append(failed, Failure{c, err})
 		}
+		if len(failed) > 0 {
+			break // the rest is withheld: a full disk stays full
+		}
 	}
 	if len(conflicts) > 0 || len(failed) > 0 {
 		t.discard()
@@ -301,7 +304,7 @@ func (t *txn) prepare(i int, c Change) error {
 // folder, a folder made meanwhile).
 func (t *txn) free(c Change) error {
 	dir, name, err := t.a.parent(c.Path, false)
-	if errors.Is(err, unix.ENOENT) {
+	if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
 		return nil // its folder is new too
 	}
 	if err != nil {
@@ -436,7 +439,9 @@ func (t *txn) do(op *txnOp, live bool) error {
 		_ = unix.Fchmodat(dir, name, op.Mode, 0)
 		t.a.chown(dir, name, -1, -1)
 		t.touched[op.Path] = true
-		op.undo = func() error { return t.at(op.Path, func(d int, n string) error { return unix.Unlinkat(d, n, unix.AT_REMOVEDIR) }) }
+		op.undo = func() error {
+			return t.at(op.Path, func(d int, n string) error { return unix.Unlinkat(d, n, unix.AT_REMOVEDIR) })
+		}
 	case opAdd:
 		err := unix.Renameat2(t.stage, op.Stage, dir, name, unix.RENAME_NOREPLACE)
 		if errors.Is(err, unix.EEXIST) {
