@@ -81,12 +81,12 @@ var txnCases = []txnCase{
 	{
 		name: "thousands",
 		old: func(t testing.TB, ws string) {
-			for i := range 1000 {
+			for i := range 900 {
 				mustWrite(t, filepath.Join(ws, "d", strconv.Itoa(i%7), fmt.Sprintf("f%d", i)), []byte("old"))
 			}
 		},
 		up: func(t testing.TB, up string) {
-			for i := range 1000 {
+			for i := range 900 {
 				p := filepath.Join(up, "d", strconv.Itoa(i%7), fmt.Sprintf("f%d", i))
 				if i%3 == 0 {
 					whiteout(t, p)
@@ -94,7 +94,7 @@ var txnCases = []txnCase{
 					mustWrite(t, p, []byte("new"))
 				}
 			}
-			for i := range 200 {
+			for i := range 100 {
 				mustWrite(t, filepath.Join(up, "added", fmt.Sprintf("n%d", i)), []byte("n"))
 			}
 		},
@@ -227,7 +227,7 @@ func TestCrashAtEveryPoint(t *testing.T) {
 					try = append(try, n)
 				}
 			} else {
-				try = []int{0, 1, 2, 3, points / 3, points / 2, points - 3, points - 2, points - 1}
+				try = []int{0, 1, 2, points / 2, points - 2, points - 1}
 			}
 			for _, n := range try {
 				root := t.TempDir()
@@ -385,11 +385,11 @@ func TestRecoverSweepsOnlyTheDead(t *testing.T) {
 	deadPID := dead.Process.Pid
 	live, err := procStart(os.Getppid())
 	must(t, err)
-	stale := fmt.Sprintf("%s%d-%d-aa", stagingPrefix, deadPID, 1)
+	stale := fmt.Sprintf("%s%d-%d-aa", stagingPrefix, deadPID, uint64(1<<64-1))
 	kept := fmt.Sprintf("%s%d-%d-bb", stagingPrefix, os.Getppid(), live)
 	mustWrite(t, filepath.Join(ws, stale, "0"), []byte("staged"))
 	mustWrite(t, filepath.Join(ws, kept, "0"), []byte("staged"))
-	mustWrite(t, filepath.Join(tmp, "lcp-sandbox-1", layerOwnerFile), []byte(fmt.Sprintf("%d 1\n", deadPID)))
+	mustWrite(t, filepath.Join(tmp, "lcp-sandbox-1", layerOwnerFile), []byte(fmt.Sprintf("%d %d\n", deadPID, uint64(1<<64-1))))
 	mustWrite(t, filepath.Join(tmp, "lcp-sandbox-2", layerOwnerFile), []byte(fmt.Sprintf("%d %d\n", os.Getppid(), live)))
 	r, err := Recover(ws)
 	must(t, err)
