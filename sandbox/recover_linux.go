@@ -36,6 +36,14 @@ func Recover(workspace string) (*Recovery, error) {
 		defer unix.Close(lockfd)
 		defer lockWorkspace(ws, lockfd)()
 	}
+	recoverLocked(r, ws, wsfd)
+	r.Removed = append(r.Removed, sweepLayers(&r.Errors)...)
+	return r, errors.Join(r.Errors...)
+}
+
+// recoverLocked does Recover's work in the workspace ws (open as wsfd),
+// whose lock the caller holds.
+func recoverLocked(r *Recovery, ws string, wsfd int) {
 	a := &applier{cs: &ChangeSet{Workspace: ws, owner: [2]int{-1, -1}}, ws: wsfd}
 	journals, _ := filepath.Glob(strings.TrimSuffix(journalPath(ws, stagingPrefix), ".json") + "*.json")
 	for _, p := range journals {
@@ -80,8 +88,6 @@ func Recover(workspace string) (*Recovery, error) {
 		}
 		r.Removed = append(r.Removed, filepath.Join(ws, n))
 	}
-	r.Removed = append(r.Removed, sweepLayers(&r.Errors)...)
-	return r, errors.Join(r.Errors...)
 }
 
 // Recovery says what Recover did.

@@ -37,7 +37,8 @@ func crash(n int) {
 // made a new one) or an error before the first rename leaves the
 // workspace as it was, with every selected change in the Outcome as
 // conflicting, failed or withheld; an error during the renames undoes the
-// ones done. A crash is completed by Recover. Calls for one workspace
+// ones done. A crash is completed by Recover, or by the next Apply in
+// the workspace. Calls for one workspace
 // never interleave. Files the changes create are recorded in l, when not
 // nil. Special files and times of files with other links are never
 // applied; they are reported as failed and do not stop the rest.
@@ -72,6 +73,12 @@ func (cs *ChangeSet) Apply(which func(*Change) bool, l *Ledger) *Outcome {
 	if err == nil {
 		defer unix.Close(lockfd)
 		defer lockWorkspace(cs.Workspace, lockfd)()
+	}
+	// What a dead lcp left unfinished here is completed first; what
+	// cannot be is an error before anything changes.
+	var r Recovery
+	if recoverLocked(&r, cs.Workspace, wsfd); len(r.Errors) > 0 {
+		return out.withhold(sel, fmt.Errorf("an interrupted apply in this workspace awaits recovery: %w", errors.Join(r.Errors...)))
 	}
 	a := &applier{cs: cs, ws: wsfd, since: cs.Began.Add(-conflictSlack), ledger: l}
 	t, err := a.begin()

@@ -424,4 +424,17 @@ func TestRecoverBadJournal(t *testing.T) {
 	if left, _ := readNames(dir); len(left) != 2 {
 		t.Errorf("journals %v, want both left alone", left)
 	}
+	// Nothing is applied over an interrupted set that could not be
+	// recovered.
+	up := t.TempDir()
+	mustWrite(t, filepath.Join(up, "new.txt"), []byte("new"))
+	cs, err := readChanges(up, ws, time.Now(), [2]int{-1, -1}, nil)
+	must(t, err)
+	out := cs.Apply(func(*Change) bool { return true }, nil)
+	if len(out.Applied) != 0 || len(out.Failed) != 1 || !strings.Contains(out.Failed[0].Err.Error(), "awaits recovery") {
+		t.Errorf("applied %v failed %v, want new.txt failed: awaits recovery", out.Applied, out.Failed)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "new.txt")); err == nil {
+		t.Error("new.txt applied over an unrecovered journal")
+	}
 }
