@@ -25,8 +25,12 @@ const (
 	// Replaced: an existing path that is now of another type (a link
 	// that became a folder, a file that became a link, ...).
 	Replaced ChangeKind = "replaced"
-	// Touched: new times only; applied without asking.
+	// Touched: new times only for an existing file (asked for like a
+	// content change).
 	Touched ChangeKind = "touched"
+	// AttrChanged: new extended attributes (user.*) for an existing
+	// file.
+	AttrChanged ChangeKind = "xattr"
 	// Skipped: something that is never applied (a FIFO, a socket, a
 	// device node).
 	Skipped ChangeKind = "skipped"
@@ -97,7 +101,7 @@ func (cs *ChangeSet) classify() {
 	for i := range cs.Changes {
 		c := &cs.Changes[i]
 		switch {
-		case c.Kind == Skipped || c.Kind == Touched:
+		case c.Kind == Skipped:
 		case inVCS(c.Path):
 			c.Risky, c.Why = true, "under "+firstVCS(c.Path)+", which version control runs hooks and configuration from"
 		case c.Kind == Added && c.Type == "link" && linkEscapes(cs.Workspace, c.Path, c.Target):
@@ -112,6 +116,10 @@ func (cs *ChangeSet) classify() {
 			c.Risky, c.Why = true, "changes the permissions of an existing "+c.Type
 		case c.Kind == Replaced:
 			c.Risky, c.Why = true, "replaces an existing path by a "+c.Type
+		case c.Kind == Touched:
+			c.Risky, c.Why = true, "changes the times of an existing "+c.Type
+		case c.Kind == AttrChanged:
+			c.Risky, c.Why = true, "changes the extended attributes of an existing "+c.Type
 		}
 	}
 }

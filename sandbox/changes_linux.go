@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -130,6 +131,8 @@ func (cs *ChangeSet) read(up, rel, real string) error {
 			c.Kind = ModeChanged
 		case st.Mtim != rst.Mtim:
 			c.Kind = Touched
+		case !maps.EqualFunc(userXattrs(up), userXattrs(real), bytes.Equal):
+			c.Kind = AttrChanged
 		default:
 			return nil // copied up, unchanged
 		}
@@ -265,4 +268,27 @@ func fileMode(m uint32) fs.FileMode {
 		mode |= fs.ModeSticky
 	}
 	return mode
+}
+
+// userXattrs returns a file's user extended attributes, less the
+// overlay's own.
+func userXattrs(p string) map[string][]byte {
+	buf := make([]byte, 4096)
+	n, err := unix.Llistxattr(p, buf)
+	if err != nil || n <= 0 {
+		return nil
+	}
+	out := map[string][]byte{}
+	for _, name := range strings.Split(strings.TrimRight(string(buf[:n]), "\x00"), "\x00") {
+		if !strings.HasPrefix(name, "user.") || strings.HasPrefix(name, "user.overlay.") {
+			continue
+		}
+		val := make([]byte, 64<<10)
+		m, err := unix.Lgetxattr(p, name, val)
+		if err != nil || m < 0 {
+			continue
+		}
+		out[name] = val[:m]
+	}
+	return out
 }

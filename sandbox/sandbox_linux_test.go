@@ -269,7 +269,7 @@ mkfifo fifo`)
 		"chmod.sh":           "mode file risky=true",
 		"rename.txt":         "deleted file risky=true",
 		"renamed.txt":        "added file risky=false",
-		"touch.txt":          "touched file risky=false",
+		"touch.txt":          "touched file risky=true",
 		"newdir":             "added folder risky=false",
 		"newdir/sub":         "added folder risky=false",
 		"newdir/sub/new.txt": "added file risky=false",

@@ -277,7 +277,7 @@ func (t *txn) prepare(i int, c Change) error {
 			return err
 		}
 		op.Kind, op.Stage, op.Atime, op.Mtime = opTimes, "", st.Atim.Nano(), st.Mtim.Nano()
-	case c.Kind == Modified || c.Kind == ModeChanged || c.Kind == Replaced:
+	case c.Kind == Modified || c.Kind == ModeChanged || c.Kind == Replaced || c.Kind == AttrChanged:
 		dir, name, err := a.unchanged(c)
 		if err != nil {
 			return err
@@ -394,6 +394,14 @@ func (t *txn) copyIn(c Change, stage string, mode uint32, uid, gid int) error {
 	_, err = io.Copy(dst, src)
 	if err == nil {
 		err = unix.Fchmod(fd, mode) // never set-uid: the layer is the sandbox's
+	}
+	if err == nil {
+		for k, v := range userXattrs(c.upper) {
+			if err = unix.Fsetxattr(fd, k, v, 0); err != nil {
+				err = fmt.Errorf("extended attribute %s: %w", k, err)
+				break
+			}
+		}
 	}
 	if err == nil {
 		t.a.fchown(fd, uid, gid)

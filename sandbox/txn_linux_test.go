@@ -438,3 +438,53 @@ func TestRecoverBadJournal(t *testing.T) {
 		t.Error("new.txt applied over an unrecovered journal")
 	}
 }
+
+// Metadata is data: new times and extended attributes of existing files
+// ask like content, and are applied; new entries get the umask's modes.
+func TestMetadataIsData(t *testing.T) {
+	requireSandbox(t)
+	isolate(t)
+	ws := t.TempDir()
+	write(t, filepath.Join(ws, "times.txt"), "t")
+	write(t, filepath.Join(ws, "attr.txt"), "a")
+	if err := unix.Setxattr(filepath.Join(ws, "attr.txt"), "user.probe", []byte("1"), 0); err != nil {
+		t.Skipf("no user extended attributes here: %v", err)
+	}
+	time.Sleep(2 * conflictSlack) // older than the run
+	r := runIn(t, &Policy{Workspace: ws, Mode: CopyOnWrite}, `touch -d 2001-01-01 times.txt
+python3 -c "import os; os.setxattr('attr.txt', 'user.origin', b'sandbox')"
+mkdir open && chmod 0777 open
+echo w > open/w.txt && chmod 0666 open/w.txt`)
+	if r.err != nil || r.report.SetupErr != nil {
+		t.Fatalf("run: %v %v\n%s", r.err, r.report.SetupErr, r.stderr)
+	}
+	cs, err := r.box.Changes(nil)
+	must(t, err)
+	got := map[string]string{}
+	for _, c := range cs.Changes {
+		got[c.Path] = fmt.Sprintf("%s risky=%v", c.Kind, c.Risky)
+	}
+	for p, w := range map[string]string{"times.txt": "touched risky=true", "attr.txt": "xattr risky=true",
+		"open": "added risky=false", "open/w.txt": "added risky=false"} {
+		if got[p] != w {
+			t.Errorf("%s: %q, want %q", p, got[p], w)
+		}
+	}
+	out := cs.Apply(func(*Change) bool { return true }, nil)
+	if len(out.Applied) != 4 {
+		t.Fatalf("applied %v failed %v conflicts %v", out.Applied, out.Failed, out.Conflicts)
+	}
+	if fi, _ := os.Stat(filepath.Join(ws, "times.txt")); fi == nil || fi.ModTime().Year() != 2001 {
+		t.Errorf("times.txt times not applied: %v", fi)
+	}
+	buf := make([]byte, 64)
+	if n, err := unix.Getxattr(filepath.Join(ws, "attr.txt"), "user.origin", buf); err != nil || string(buf[:n]) != "sandbox" {
+		t.Errorf("attr.txt: user.origin %q %v", buf[:max(n, 0)], err)
+	}
+	mask := os.FileMode(umask())
+	for p, m := range map[string]os.FileMode{"open": 0o777 &^ mask, "open/w.txt": 0o666 &^ mask} {
+		if fi, err := os.Stat(filepath.Join(ws, p)); err != nil || fi.Mode().Perm() != m {
+			t.Errorf("%s: mode %v, want %v (umask %o)", p, fi.Mode().Perm(), m, mask)
+		}
+	}
+}
