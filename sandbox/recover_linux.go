@@ -117,7 +117,7 @@ func (a *applier) rollForward(j *journal) error {
 		return fmt.Errorf("staging folder %s: %w", j.Staging, err)
 	}
 	defer unix.Close(fd)
-	t := &txn{a: a, ws: a.ws, stage: fd, staging: j.Staging, j: *j, touched: map[string]bool{"": true}}
+	t := &txn{a: a, ws: a.ws, stage: fd, staging: j.Staging, j: *j, touched: map[string]bool{}}
 	for i := range t.j.Ops {
 		if err := t.redo(&t.j.Ops[i]); err != nil {
 			return fmt.Errorf("%s %s: %w", t.j.Ops[i].Kind, t.j.Ops[i].Path, err)

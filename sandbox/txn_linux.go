@@ -212,7 +212,7 @@ func (a *applier) begin() (*txn, error) {
 		_ = unix.Unlinkat(a.ws, name, unix.AT_REMOVEDIR)
 		return nil, fmt.Errorf("staging folder %s: %w", name, err)
 	}
-	t := &txn{a: a, ws: a.ws, stage: fd, staging: name, touched: map[string]bool{"": true}, nosync: a.cs.NoSync}
+	t := &txn{a: a, ws: a.ws, stage: fd, staging: name, touched: map[string]bool{}, nosync: a.cs.NoSync}
 	t.j = journal{Version: journalVersion, Workspace: a.cs.Workspace, Staging: name, PID: os.Getpid(), Start: start}
 	return t, nil
 }
@@ -411,7 +411,7 @@ func (t *txn) copyIn(c Change, stage string, mode uint32, uid, gid int) error {
 		}
 	}
 	if err == nil && !t.nosync {
-		err = dst.Sync()
+		err = unix.Fdatasync(fd)
 	}
 	if cerr := dst.Close(); err == nil {
 		err = cerr
