@@ -288,7 +288,7 @@ func TestKill9DuringApply(t *testing.T) {
 	must(t, err)
 	tc := txnCases[0]
 	ref := t.TempDir()
-	journals := isolate(t)
+	isolate(t)
 	cs := tc.setup(t, ref)
 	before := treeState(t, cs.Workspace)
 	cs.Apply(func(*Change) bool { return true }, nil)
@@ -318,7 +318,6 @@ func TestKill9DuringApply(t *testing.T) {
 		}
 		noLeftovers(t, ws, filepath.Join(root, "journals"))
 	}
-	_ = journals
 }
 
 // On a full disk, a folder replaced by a big file keeps the folder: the
