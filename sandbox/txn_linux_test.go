@@ -487,3 +487,36 @@ echo w > open/w.txt && chmod 0666 open/w.txt`)
 		}
 	}
 }
+
+// An error in the middle of the steps (an immutable folder refuses the
+// exchange, even to root) undoes the steps done before it.
+func TestStepErrorUndoesTheSet(t *testing.T) {
+	chattr, err := exec.LookPath("chattr")
+	if err != nil {
+		t.Skip("no chattr here")
+	}
+	isolate(t)
+	ws, up := t.TempDir(), t.TempDir()
+	mustWrite(t, filepath.Join(ws, "d/f.txt"), []byte("old"))
+	mustWrite(t, filepath.Join(ws, "b.txt"), []byte("old b"))
+	mustWrite(t, filepath.Join(up, "a.txt"), []byte("new a"))
+	mustWrite(t, filepath.Join(up, "b.txt"), []byte("new b"))
+	mustWrite(t, filepath.Join(up, "d/f.txt"), []byte("new"))
+	before := treeState(t, ws)
+	if out, err := exec.Command(chattr, "+i", filepath.Join(ws, "d")).CombinedOutput(); err != nil {
+		t.Skipf("chattr +i: %v %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command(chattr, "-i", filepath.Join(ws, "d")).Run() })
+	cs, err := readChanges(up, ws, time.Now().Add(time.Second), [2]int{-1, -1}, nil)
+	must(t, err)
+	out := cs.Apply(func(*Change) bool { return true }, nil)
+	if len(out.Applied) != 0 || len(out.Failed) != 1 || out.Failed[0].Change.Path != "d/f.txt" || len(out.Withheld) != 2 {
+		t.Fatalf("applied %v failed %v withheld %v, want d/f.txt failed, the rest withheld", out.Applied, out.Failed, out.Withheld)
+	}
+	if !errors.Is(out.Failed[0].Err, unix.EPERM) {
+		t.Errorf("error %v, want EPERM", out.Failed[0].Err)
+	}
+	if got := treeState(t, ws); got != before {
+		t.Errorf("the workspace changed:\n%s\nwant\n%s", got, before)
+	}
+}
