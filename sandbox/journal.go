@@ -102,6 +102,7 @@ func (j *journal) write(sync bool, fallback string) error {
 	}
 	j.path = filepath.Join(fallback, stagedJournal)
 	if ferr := j.writeAt(fallback, sync); ferr != nil {
+		j.path = ""
 		return fmt.Errorf("apply journal: state folder %s: %w; staging folder: %w", dir, err, ferr)
 	}
 	return nil

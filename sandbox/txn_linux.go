@@ -107,13 +107,13 @@ func (cs *ChangeSet) Apply(which func(*Change) bool, l *Ledger) *Outcome {
 		return out.abort(sel, conflicts, failed)
 	}
 	crash(0)
-	if err := t.sync(t.staging); err != nil {
-		t.discard()
-		return out.withhold(sel, fmt.Errorf("sync the staged changes: %w", err))
-	}
-	if err := t.j.write(!cs.NoSync, cs.Workspace+"/"+t.staging); err != nil {
-		t.discard()
-		return out.withhold(sel, err)
+	// One step is atomic by itself (an exchange or a rename): it needs
+	// no journal, unless the exchange falls back to two renames.
+	if len(t.j.Ops) > 1 {
+		if err := t.journal(); err != nil {
+			t.discard()
+			return out.withhold(sel, err)
+		}
 	}
 	crash(1)
 	for i := range t.j.Ops {
@@ -139,7 +139,9 @@ func (cs *ChangeSet) Apply(which func(*Change) bool, l *Ledger) *Outcome {
 	crash(n)
 	_ = removeAllAt(t.ws, t.j.Staging)
 	crash(n + 1)
-	_ = os.Remove(t.j.path)
+	if t.j.path != "" {
+		_ = os.Remove(t.j.path)
+	}
 	out.Applied = append(out.Applied, sel...)
 	a.record(sel)
 	return out
@@ -193,6 +195,17 @@ type txn struct {
 	sel     []Change        // the changes, by step's change index
 	touched map[string]bool // folders (relative; "" the top) to sync
 	nosync  bool
+}
+
+// journal writes the transaction's journal, once.
+func (t *txn) journal() error {
+	if t.j.path != "" {
+		return nil
+	}
+	if err := t.sync(t.staging); err != nil {
+		return fmt.Errorf("sync the staged changes: %w", err)
+	}
+	return t.j.write(!t.nosync, t.a.cs.Workspace+"/"+t.staging)
 }
 
 // begin creates the transaction's staging folder.
@@ -530,6 +543,9 @@ func (t *txn) swap(dir int, name, stage string) error {
 	if !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOSYS) {
 		return err
 	}
+	if err := t.journal(); err != nil {
+		return err
+	}
 	if err := unix.Renameat2(dir, name, t.stage, stage+".old", unix.RENAME_NOREPLACE); err != nil {
 		return err
 	}
@@ -550,7 +566,9 @@ func (t *txn) rollback(n int) {
 	}
 	_ = t.syncTouched()
 	t.discard()
-	_ = os.Remove(t.j.path)
+	if t.j.path != "" {
+		_ = os.Remove(t.j.path)
+	}
 }
 
 // sync syncs a folder of the workspace (relative; "" the top, else a
@@ -568,10 +586,11 @@ func (t *txn) sync(rel string) error {
 	return unix.Fsync(fd)
 }
 
-// syncTouched syncs every folder the steps changed, and the staging
-// folder.
+// syncTouched syncs every folder the steps changed (the staging
+// folder's side of a rename is in the same filesystem transaction; what
+// it holds then is only thrown away).
 func (t *txn) syncTouched() error {
-	dirs := []string{t.staging}
+	var dirs []string
 	for d := range t.touched {
 		if d == "." {
 			d = ""

@@ -12,7 +12,7 @@
 //
 // Run it from the repository root on a machine with the sandbox:
 //
-//	go run ./bench/sandbox [-n 200] [-files 10000] [-latency=false]
+//	go run ./bench/sandbox [-n 200] [-files 10000] [-changed 1000] [-latency=false]
 package main
 
 import (
@@ -36,6 +36,7 @@ func main() {
 	n := flag.Int("n", 200, "calls per mode")
 	files := flag.Int("files", 10000, "files in the commit benchmark's workspace")
 	lat := flag.Bool("latency", true, "measure the shell tool's latency too")
+	changed := flag.Int("changed", 1000, "files changed in the commit benchmark's second case (0: none)")
 	flag.Parse()
 	if st := sandbox.Probe(); !st.Available {
 		log.Fatalf("no sandbox here: %s", st.Reason)
@@ -43,7 +44,7 @@ func main() {
 	if *lat {
 		latency(*n)
 	}
-	commit(*files, max(*n/4, 20))
+	commit(*files, *changed, max(*n/4, 20))
 }
 
 // latency measures `true` through the shell tool at three levels.
@@ -92,7 +93,7 @@ func latency(n int) {
 // commit measures the commit of copy-on-write runs that changed one file
 // and 1,000 files of a large workspace, with the apply's syncs (durable,
 // the default) and without them (NoSync), alternating round by round.
-func commit(files, rounds int) {
+func commit(files, changed, rounds int) {
 	ws, err := os.MkdirTemp("", "bench-commit-")
 	if err != nil {
 		log.Fatal(err)
@@ -112,13 +113,17 @@ func commit(files, rounds int) {
 	// The middle file (any -files value has one), and the first 1,000.
 	mid := files / 2
 	one := fmt.Sprintf("d%03d/f%05d.txt", mid/100, mid)
-	many := min(1000, files)
+	many := min(changed, files)
 	manyCmd := fmt.Sprintf(`i=0; for f in d*/f*.txt; do [ $i -ge %d ] && break; echo changed >> "$f"; i=$((i+1)); done`, many)
 	time.Sleep(50 * time.Millisecond) // older than the runs
-	for _, tc := range []struct {
+	cases := []struct {
 		n      int
 		script string
-	}{{1, "echo changed >> " + one}, {many, manyCmd}} {
+	}{{1, "echo changed >> " + one}, {many, manyCmd}}
+	if many == 0 {
+		cases = cases[:1]
+	}
+	for _, tc := range cases {
 		times := map[bool][]time.Duration{}
 		for r := range 2 * rounds {
 			nosync := r%2 == 1
