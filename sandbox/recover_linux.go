@@ -37,6 +37,9 @@ func Recover(workspace string) (*Recovery, error) {
 		defer lockWorkspace(ws, lockfd)()
 	}
 	recoverLocked(r, ws, wsfd)
+	if len(r.Errors) == 0 {
+		markRecovered(ws)
+	}
 	r.Removed = append(r.Removed, sweepLayers(&r.Errors)...)
 	return r, errors.Join(r.Errors...)
 }
@@ -204,7 +207,7 @@ const layerOwnerFile = "owner"
 // writeLayerOwner records this process as the owner of a run's private
 // folder.
 func writeLayerOwner(dir string) error {
-	start, err := procStart(os.Getpid())
+	start, err := selfStart()
 	if err != nil {
 		return err
 	}

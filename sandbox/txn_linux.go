@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -76,9 +77,12 @@ func (cs *ChangeSet) Apply(which func(*Change) bool, l *Ledger) *Outcome {
 	}
 	// What a dead lcp left unfinished here is completed first; what
 	// cannot be is an error before anything changes.
-	var r Recovery
-	if recoverLocked(&r, cs.Workspace, wsfd); len(r.Errors) > 0 {
-		return out.withhold(sel, fmt.Errorf("an interrupted apply in this workspace awaits recovery: %w", errors.Join(r.Errors...)))
+	if !recoveredHere(cs.Workspace) {
+		var r Recovery
+		if recoverLocked(&r, cs.Workspace, wsfd); len(r.Errors) > 0 {
+			return out.withhold(sel, fmt.Errorf("an interrupted apply in this workspace awaits recovery: %w", errors.Join(r.Errors...)))
+		}
+		markRecovered(cs.Workspace)
 	}
 	a := &applier{cs: cs, ws: wsfd, since: cs.Began.Add(-conflictSlack), ledger: l}
 	t, err := a.begin()
@@ -208,9 +212,31 @@ func (t *txn) journal() error {
 	return t.j.write(!t.nosync, t.a.cs.Workspace+"/"+t.staging)
 }
 
+// recovered are the workspaces this process recovered (once is enough:
+// what a process that dies later leaves is the next process's to do).
+var (
+	recoveredMu sync.Mutex
+	recovered   = map[string]bool{}
+)
+
+func recoveredHere(ws string) bool {
+	recoveredMu.Lock()
+	defer recoveredMu.Unlock()
+	return recovered[ws]
+}
+
+func markRecovered(ws string) {
+	recoveredMu.Lock()
+	defer recoveredMu.Unlock()
+	recovered[ws] = true
+}
+
+// selfStart is this process's start time, read once.
+var selfStart = sync.OnceValues(func() (uint64, error) { return procStart(os.Getpid()) })
+
 // begin creates the transaction's staging folder.
 func (a *applier) begin() (*txn, error) {
-	start, err := procStart(os.Getpid())
+	start, err := selfStart()
 	if err != nil {
 		return nil, fmt.Errorf("apply: %w", err)
 	}
