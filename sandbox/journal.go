@@ -159,7 +159,7 @@ func readJournal(p string) (*journal, error) {
 		return nil, fmt.Errorf("apply journal %s is corrupt: bad workspace or staging name", p)
 	}
 	for _, op := range j.Ops {
-		if !validRel(op.Path) || strings.Contains(op.Stage, "/") || op.Stage == ".." {
+		if !validRel(op.Path) || strings.Contains(op.Stage, "/") || op.Stage == ".." || op.Stage == "." {
 			return nil, fmt.Errorf("apply journal %s is corrupt: bad path %q", p, op.Path)
 		}
 	}
