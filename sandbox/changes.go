@@ -25,8 +25,12 @@ const (
 	// Replaced: an existing path that is now of another type (a link
 	// that became a folder, a file that became a link, ...).
 	Replaced ChangeKind = "replaced"
-	// Touched: new times only; applied without asking.
+	// Touched: new times only for an existing file (asked for like a
+	// content change).
 	Touched ChangeKind = "touched"
+	// AttrChanged: new extended attributes (user.*) for an existing
+	// file.
+	AttrChanged ChangeKind = "xattr"
 	// Skipped: something that is never applied (a FIFO, a socket, a
 	// device node).
 	Skipped ChangeKind = "skipped"
@@ -70,6 +74,11 @@ type ChangeSet struct {
 	// workspace after it is a conflict.
 	Began time.Time
 
+	// NoSync skips the syncs of Apply: the set stays all or nothing
+	// through a crash of lcp, but not through a power loss. For
+	// measurements.
+	NoSync bool
+
 	owner [2]int   // uid, gid of new files (-1: leave as created)
 	shown []string // host folders the run saw read-only (see shownProgram)
 }
@@ -95,7 +104,7 @@ func (cs *ChangeSet) classify() {
 	for i := range cs.Changes {
 		c := &cs.Changes[i]
 		switch {
-		case c.Kind == Skipped || c.Kind == Touched:
+		case c.Kind == Skipped:
 		case inVCS(c.Path):
 			c.Risky, c.Why = true, "under "+firstVCS(c.Path)+", which version control runs hooks and configuration from"
 		case c.Kind != Deleted && later(c.Path) != "":
@@ -112,6 +121,10 @@ func (cs *ChangeSet) classify() {
 			c.Risky, c.Why = true, "changes the permissions of an existing "+c.Type
 		case c.Kind == Replaced:
 			c.Risky, c.Why = true, "replaces an existing path by a "+c.Type
+		case c.Kind == Touched:
+			c.Risky, c.Why = true, "changes the times of an existing "+c.Type
+		case c.Kind == AttrChanged:
+			c.Risky, c.Why = true, "changes the extended attributes of an existing "+c.Type
 		}
 	}
 }
@@ -165,6 +178,10 @@ type Outcome struct {
 	Conflicts []Change
 	// Failed were not applied because of an error, with the reason.
 	Failed []Failure
+	// Withheld were not applied because another change of the same set
+	// conflicted or failed: a set is applied whole or not at all, and
+	// may be offered again.
+	Withheld []Change
 }
 
 // Failure is a change that could not be applied.

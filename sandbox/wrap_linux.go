@@ -261,6 +261,9 @@ func (b *Box) makeLayers() error {
 		return err
 	}
 	b.tmp = dir
+	if err := writeLayerOwner(dir); err != nil {
+		return err
+	}
 	for _, d := range []string{"upper", "work"} {
 		if err := os.Mkdir(filepath.Join(dir, d), 0o700); err != nil {
 			return err
