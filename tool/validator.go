@@ -378,11 +378,23 @@ func (v *validator) number(m map[string]any, x json.Number, add func(string, ...
 		r, ok := new(big.Rat).SetString(string(b))
 		return r, ok
 	}
-	if b, ok := bound("minimum"); ok && n.Cmp(b) < 0 {
-		add("must be >= %s but found %s", m["minimum"], x)
+	// draft-04 says exclusiveMinimum/exclusiveMaximum as booleans that
+	// make minimum/maximum exclusive
+	exMin, _ := m["exclusiveMinimum"].(bool)
+	exMax, _ := m["exclusiveMaximum"].(bool)
+	if b, ok := bound("minimum"); ok && (n.Cmp(b) < 0 || exMin && n.Cmp(b) == 0) {
+		if exMin {
+			add("must be > %s but found %s", m["minimum"], x)
+		} else {
+			add("must be >= %s but found %s", m["minimum"], x)
+		}
 	}
-	if b, ok := bound("maximum"); ok && n.Cmp(b) > 0 {
-		add("must be <= %s but found %s", m["maximum"], x)
+	if b, ok := bound("maximum"); ok && (n.Cmp(b) > 0 || exMax && n.Cmp(b) == 0) {
+		if exMax {
+			add("must be < %s but found %s", m["maximum"], x)
+		} else {
+			add("must be <= %s but found %s", m["maximum"], x)
+		}
 	}
 	if b, ok := bound("exclusiveMinimum"); ok && n.Cmp(b) <= 0 {
 		add("must be > %s but found %s", m["exclusiveMinimum"], x)

@@ -36,6 +36,7 @@ func TestValidator(t *testing.T) {
 		{`{"contains":{"type":"string"},"maxContains":1}`, `[1,"a","b"]`, []string{": 2 items match contains, want at most 1"}},
 		{`{"not":{"type":"null"}}`, `null`, []string{": value must not match the schema under not"}},
 		{`{"type":"integer","maximum":12345678901234567890}`, `12345678901234567891`, []string{": must be <= 12345678901234567890 but found 12345678901234567891"}},
+		{`{"$schema":"http://json-schema.org/draft-04/schema#","minimum":1,"exclusiveMinimum":true}`, `1`, []string{": must be > 1 but found 1"}},
 		{`false`, `1`, []string{": no value is allowed here"}},
 	}
 	for _, tt := range tests {
