@@ -40,7 +40,7 @@ func newValidator(doc any) (*validator, error) {
 	if err := v.scan(doc, "", true); err != nil {
 		return nil, err
 	}
-	return v, v.checkRefs(doc, "")
+	return v, v.checkRefs(doc)
 }
 
 // subschemaKeys are the keywords whose value is one schema.
@@ -150,7 +150,7 @@ func (v *validator) scan(s any, at string, root bool) error {
 
 // checkRefs resolves every $ref once, so a dangling or external reference
 // fails at compile time rather than at the first call.
-func (v *validator) checkRefs(s any, at string) error {
+func (v *validator) checkRefs(s any) error {
 	var err error
 	walkSchemas(s, func(m map[string]any) bool {
 		if r, ok := m["$ref"].(string); ok {
@@ -438,16 +438,11 @@ func (v *validator) array(m map[string]any, x []any, ptr string, depth int, out 
 			}
 		}
 	}
-	var prefix []any
-	rest, hasRest := m["items"], true
-	if l, ok := m["items"].([]any); ok { // draft-07 tuple form
+	prefix, _ := m["prefixItems"].([]any)
+	rest, hasRest := m["items"]
+	if l, ok := rest.([]any); ok { // draft-07 tuple form
 		prefix = l
 		rest, hasRest = m["additionalItems"]
-	} else if l, ok := m["prefixItems"].([]any); ok {
-		prefix = l
-		_, hasRest = m["items"]
-	} else {
-		_, hasRest = m["items"]
 	}
 	for i, e := range x {
 		at := ptr + "/" + strconv.Itoa(i)
