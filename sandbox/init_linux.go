@@ -16,12 +16,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The sandbox's init is lcp itself, started again through /proc/self/exe
-// with initEnv set: any binary that links this package (lcp, a test
-// binary, a Go host embedding lcp) can be its own sandbox init, because
-// the check runs in this package's init, before main (and on the main
-// thread, which the init keeps: it starts the command from there).
-func init() {
+// enterInit runs the sandbox's init, or the idmap holder, and exits when
+// the sandbox started this process as one (initEnv set); otherwise it
+// returns at once. Main calls it.
+func enterInit() {
 	v, ok := os.LookupEnv(initEnv)
 	if !ok {
 		return

@@ -271,7 +271,11 @@ func TestCrashAtEveryPoint(t *testing.T) {
 
 // The child of TestKill9DuringApply: applies the set in $LCP_TXN_ROOT and
 // kills itself with SIGKILL at crash point $LCP_TXN_POINT.
+// TestMain lets the test binary be the sandbox's init (the sandbox
+// re-executes it for every sandboxed command the tests run) and the
+// applier that TestKill9DuringApply kills.
 func TestMain(m *testing.M) {
+	Main()
 	if root := os.Getenv("LCP_TXN_ROOT"); root != "" {
 		n, _ := strconv.Atoi(os.Getenv("LCP_TXN_POINT"))
 		journalDir = func() string { return filepath.Join(root, "journals") }

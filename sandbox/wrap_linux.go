@@ -60,6 +60,9 @@ func Wrap(cmd *exec.Cmd, p *Policy) (*Box, error) {
 	if st := Probe(); !st.Available {
 		return nil, fmt.Errorf("%w: %s", ErrUnsupported, st.Reason)
 	}
+	if !mainCalled.Load() {
+		return nil, ErrNoMain
+	}
 	return wrap(cmd, p)
 }
 

@@ -33,6 +33,7 @@ import (
 )
 
 func main() {
+	sandbox.Main() // first: this binary is also the sandbox's init
 	n := flag.Int("n", 200, "calls per mode")
 	files := flag.Int("files", 10000, "files in the commit benchmark's workspace")
 	lat := flag.Bool("latency", true, "measure the shell tool's latency too")
