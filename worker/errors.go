@@ -60,10 +60,11 @@ const (
 	// error inside the worker).
 	CauseExit CrashCause = iota + 1
 	// CauseSignal: the worker was killed by a signal (segmentation fault,
-	// abort...).
+	// abort, a SIGKILL from outside lcp...).
 	CauseSignal
 	// CauseOOM: the worker was killed by SIGKILL that the engine did not
-	// send, most likely the kernel's out-of-memory killer.
+	// send while the kernel counted an out-of-memory kill (in the worker's
+	// cgroup's memory.events or /proc/vmstat).
 	CauseOOM
 	// CauseMemoryLimit: the worker died after exceeding Options.MemoryLimit.
 	CauseMemoryLimit

@@ -308,9 +308,10 @@ def parse_json(data: bytes) -> Any:
 
     The decoder's scanner, called directly: json.loads spends more on
     detecting the encoding and checking the ends than on parsing a small
-    call frame.
+    call frame.  Bytes that are not UTF-8 become U+FFFD, as JSON parsers do:
+    the engine sends valid UTF-8, and no argument may end the worker.
     """
-    text = data.decode("utf-8")
+    text = data.decode("utf-8", "replace")
     try:
         obj, end = _scan_once(text, 0)
     except StopIteration:

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 const (
@@ -164,7 +166,8 @@ func (p *Pool) Load(ctx context.Context, req *Request, host Host) (*LoadReply, e
 
 // run sends one operation to a worker of the request's library.
 func (p *Pool) run(ctx context.Context, op string, req *Request, host Host) (*inHeader, []byte, bool, error) {
-	if err := validate(req); err != nil {
+	req, err := validate(req)
+	if err != nil {
 		return nil, nil, false, err
 	}
 	s, err := p.slotFor(req)
@@ -203,29 +206,50 @@ func (p *Pool) run(ctx context.Context, op string, req *Request, host Host) (*in
 	return h, payload, reset, nil
 }
 
-func validate(req *Request) error {
+// validate checks a request before it reaches a worker and returns the
+// request to send: the same one, or a copy whose JSON fields had invalid
+// UTF-8 replaced with U+FFFD, as JSON parsers do (the worker only ever
+// reads valid UTF-8, so no argument can end it).
+func validate(req *Request) (*Request, error) {
 	if !filepath.IsAbs(req.Workspace) {
-		return fmt.Errorf("%w: workspace %q is not an absolute path", ErrInvalidRequest, req.Workspace)
+		return nil, fmt.Errorf("%w: workspace %q is not an absolute path", ErrInvalidRequest, req.Workspace)
 	}
 	if req.Library.Path == "" {
-		return fmt.Errorf("%w: library without a path", ErrInvalidRequest)
+		return nil, fmt.Errorf("%w: library without a path", ErrInvalidRequest)
 	}
+	out := req
 	for _, f := range []struct {
 		name   string
 		v      json.RawMessage
 		object bool
 	}{{"arguments", req.Args, true}, {"tool_context", req.Context, false}, {"config", req.Config, false}} {
-		if len(f.v) == 0 {
+		v := f.v
+		if len(v) == 0 {
 			continue
 		}
-		if !json.Valid(f.v) {
-			return fmt.Errorf("%w: %s are not valid JSON", ErrInvalidRequest, f.name)
+		if !json.Valid(v) {
+			return nil, fmt.Errorf("%w: %s are not valid JSON", ErrInvalidRequest, f.name)
 		}
-		if f.object && !strings.HasPrefix(strings.TrimLeft(string(f.v), " \t\r\n"), "{") {
-			return fmt.Errorf("%w: %s must be a JSON object", ErrInvalidRequest, f.name)
+		if f.object && !strings.HasPrefix(strings.TrimLeft(string(v), " \t\r\n"), "{") {
+			return nil, fmt.Errorf("%w: %s must be a JSON object", ErrInvalidRequest, f.name)
+		}
+		if !utf8.Valid(v) {
+			if out == req {
+				c := *req
+				out = &c
+			}
+			fixed := json.RawMessage(bytes.ToValidUTF8(v, []byte("\uFFFD")))
+			switch f.name {
+			case "arguments":
+				out.Args = fixed
+			case "tool_context":
+				out.Context = fixed
+			default:
+				out.Config = fixed
+			}
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // stem is the library's module stem.

@@ -34,6 +34,7 @@ type proc struct {
 	maxFrame  int
 
 	wpid         atomic.Int64 // worker: its pid is its process group
+	oom          oomMark      // the kernel's OOM kill counters at its start
 	lastUsed     atomic.Int64 // unix nanoseconds of the last call's end
 	resetPending atomic.Bool
 	closing      atomic.Bool
@@ -686,11 +687,18 @@ func (pr *proc) crashError(st workerStatus, statusOK bool) *CrashError {
 	case !statusOK:
 		c.Cause, c.Reason = CauseSignal, "its guardian process ended without reporting (killed from outside?)"
 	case c.Signal == syscall.SIGKILL:
-		c.Cause = CauseOOM
-		c.Reason = "it was killed by SIGKILL that the engine did not send (most likely the kernel's out-of-memory killer)"
-		if limit > 0 {
-			c.Cause = CauseMemoryLimit
-			c.Reason += fmt.Sprintf("; its memory limit is %d bytes", limit)
+		where, oom := pr.oom.oomSince()
+		switch {
+		case oom:
+			c.Cause = CauseOOM
+			c.Reason = "it was killed by the kernel's out-of-memory killer (the kernel counted an OOM kill in " + where + " while it ran)"
+			if limit > 0 {
+				c.Cause = CauseMemoryLimit
+				c.Reason += fmt.Sprintf("; its memory limit is %d bytes", limit)
+			}
+		default:
+			c.Cause = CauseSignal
+			c.Reason = "it was killed by signal KILL from outside lcp (the kernel counted no out-of-memory kill)"
 		}
 	case c.Signal != 0:
 		c.Cause = CauseSignal

@@ -272,6 +272,10 @@ func (p *Pool) handshake(pr *proc, python string) error {
 			pr.kill(CauseProtocol, fmt.Sprintf("it speaks protocol %d, not %d", h.Protocol, protocolVersion))
 			return &ProtocolError{Msg: fmt.Sprintf("worker protocol %d, engine protocol %d", h.Protocol, protocolVersion)}
 		}
+		oom := markOOM(h.PID)
+		pr.mu.Lock()
+		pr.oom = oom
+		pr.mu.Unlock()
 		pr.wpid.Store(int64(h.PID))
 		pr.process.Adopt(h.PID) // the worker's own group ends with its guardian
 		p.log.Debug("worker started", "library", pr.lib.Path, "workspace", pr.workspace,
