@@ -58,7 +58,9 @@ A batch shows what its tools print and log the same way, without the
 spinner.
 
 --batch FILE.jsonl (or - for stdin) runs each line {"tool", "args"} in order
-against one engine and prints one result line per input line.`,
+against one engine and prints one line per input line,
+{"line": N, "tool": NAME, "result": {...}}: the input's line number, its tool
+and the LCP result object as --json prints it.`,
 		Example: `  # arguments as key=value (values read as JSON when they are JSON)
   $ lcp call tool_write_file file_name=notes.md content='# Notes'
   $ lcp call tool_read_file file_name=notes.md start_line=1 end_line=5
@@ -422,22 +424,14 @@ func runBatchLine(ctx context.Context, eng *lcp.Engine, n int, line []byte, tool
 	return res, c.Tool
 }
 
-// writeBatchLine writes the result of batch line n as one line of JSON:
-// "line" (1-based) and "tool" (when the line names one) first, then the
-// result object. The batch's two keys win over keys of the same name in
-// the tool's result (lcp call --json shows the result untouched).
+// writeBatchLine writes the result of batch line n as one line of JSON,
+// an envelope {"line": n, "tool": name, "result": {...}}: "line" is
+// 1-based, "tool" is there when the line names one, and "result" is the
+// LCP result object untouched, so a tool's own "line" or "tool" keys are
+// never lost.
 func writeBatchLine(w io.Writer, n int, name *string, res *tool.Result) error {
 	var enc bytes.Buffer
 	if err := writeJSONLine(&enc, res); err != nil {
-		return err
-	}
-	obj := enc.Bytes()
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(obj, &fields); err != nil {
-		return err
-	}
-	keys, err := orderedKeys(obj)
-	if err != nil {
 		return err
 	}
 	var b bytes.Buffer
@@ -446,17 +440,10 @@ func writeBatchLine(w io.Writer, n int, name *string, res *tool.Result) error {
 		b.WriteString(`,"tool":`)
 		b.Write(jsonString(*name))
 	}
-	for _, k := range keys {
-		if k == "line" || k == "tool" {
-			continue
-		}
-		b.WriteByte(',')
-		b.Write(jsonString(k))
-		b.WriteByte(':')
-		b.Write(fields[k])
-	}
+	b.WriteString(`,"result":`)
+	b.Write(bytes.TrimSuffix(enc.Bytes(), []byte("\n")))
 	b.WriteString("}\n")
-	_, err = w.Write(b.Bytes())
+	_, err := w.Write(b.Bytes())
 	return err
 }
 
