@@ -192,6 +192,7 @@ func runCall(o *CallOptions) error {
 		live.end()
 		return err
 	}
+	warnUnknownArgs(ctx, env, eng, o.tool, callArgs)
 	// The live view shows the call as it runs (stderr); it is gone before
 	// the result is printed.
 	live.begin(o.tool)
@@ -260,9 +261,8 @@ func parseCallArgs(argsJSON string, pairs []string) (json.RawMessage, error) {
 		return nil, usagef("give the arguments either with --args or as key=value pairs, not both")
 	}
 	if argsJSON != "" {
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal([]byte(argsJSON), &m); err != nil || m == nil {
-			return nil, usagef("--args must be a JSON object: %v", errOrNull(err))
+		if err := jsonObject(argsJSON); err != nil {
+			return nil, usagef("--args must be a JSON object such as '{\"name\": \"Ada\"}': %w", err)
 		}
 		return json.RawMessage(argsJSON), nil
 	}
@@ -282,11 +282,32 @@ func parseCallArgs(argsJSON string, pairs []string) (json.RawMessage, error) {
 	return json.Marshal(m)
 }
 
-func errOrNull(err error) error {
-	if err == nil {
-		return errors.New("got null")
+// jsonObject says in words why s is not one JSON object: where its JSON
+// breaks, or what kind of value it is instead.
+func jsonObject(s string) error {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			return fmt.Errorf("not valid JSON at character %d: %s", syn.Offset, syn.Error())
+		}
+		return fmt.Errorf("not valid JSON: %w", err)
 	}
-	return err
+	switch v.(type) {
+	case map[string]any:
+		return nil
+	case nil:
+		return errors.New("got null")
+	case []any:
+		return errors.New("got an array")
+	case string:
+		return errors.New("got a string")
+	case float64:
+		return errors.New("got a number")
+	case bool:
+		return errors.New("got true or false")
+	}
+	return errors.New("got something else")
 }
 
 // printResult shows a result to a person: the output on stdout, the error
