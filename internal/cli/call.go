@@ -15,6 +15,7 @@ import (
 	"github.com/lcptools/lcp/hitl"
 	"github.com/lcptools/lcp/hitl/term"
 	"github.com/lcptools/lcp/tool"
+	"github.com/lcptools/lcp/worker"
 	"github.com/spf13/cobra"
 )
 
@@ -223,6 +224,8 @@ func runCall(o *CallOptions) error {
 	switch {
 	case rejection != nil && o.json:
 		return &exitError{code: ExitFailure, msg: oneLine(rejection.String())}
+	case callErr != nil && errors.As(callErr, new(*worker.InterpreterError)):
+		return &exitError{code: ExitEngine, msg: "Python tools need Python 3.9 or newer: install it, or name the interpreter with --python PATH (for example --python /usr/bin/python3.12)"}
 	case callErr != nil && !o.json:
 		return &exitError{code: ExitEngine} // printResult has shown the error
 	case callErr != nil:
@@ -310,6 +313,28 @@ func jsonObject(s string) error {
 	return errors.New("got something else")
 }
 
+// statusWords says what a failed result's status code means, for a
+// person (the codes of the LCP result object; --json keeps the number).
+func statusWords(code int) string {
+	switch code {
+	case 400:
+		return "the arguments were refused"
+	case 403:
+		return "not allowed"
+	case 404:
+		return "not found"
+	case 408, 504:
+		return "timed out"
+	case 499:
+		return "cancelled"
+	case 500:
+		return "failed"
+	case 503:
+		return "unavailable"
+	}
+	return fmt.Sprintf("failed (status %d)", code)
+}
+
 // printResult shows a result to a person: the output on stdout, the error
 // on stderr (a call the operator refused says so, in tool.Rejection's
 // words). A result made of content blocks shows its blocks in order:
@@ -327,7 +352,7 @@ func printResult(env *Env, res *tool.Result) {
 		return
 	}
 	if !res.Success {
-		fmt.Fprintf(env.Stderr, "error (%d): %s\n", res.StatusCode, res.Error)
+		fmt.Fprintf(env.Stderr, "%s: %s\n", statusWords(res.StatusCode), res.Error)
 		if tb := res.Traceback(); tb != "" {
 			fmt.Fprintln(env.Stderr, strings.TrimRight(tb, "\n"))
 		}

@@ -259,7 +259,7 @@ func runMCP(o *MCPOptions) error {
 			return &usageError{err}
 		}
 		if err != nil {
-			return err
+			return listenError("--http", o.http, err)
 		}
 		defer ln.Close()
 	}
