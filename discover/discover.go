@@ -168,9 +168,9 @@ func Run(opts Options) *Result {
 		st, err := os.Stat(f)
 		switch {
 		case err != nil:
-			plan = append(plan, diagStep("warning", "missing-file", f, fmt.Sprintf("tool file %s: %v", f, pathErr(err))))
+			plan = append(plan, diagStep("error", "missing-file", f, fmt.Sprintf("tool file %s: %v", f, pathErr(err))))
 		case st.IsDir():
-			plan = append(plan, diagStep("warning", "not-a-file", f, fmt.Sprintf("tool file %s is a directory (use --tools for folders)", f)))
+			plan = append(plan, diagStep("error", "not-a-file", f, fmt.Sprintf("tool file %s is a directory (use --tools for folders)", f)))
 		default:
 			plan = append(plan, step{path: f})
 		}
@@ -301,9 +301,9 @@ func (r *Result) scanFolder(dir string) []step {
 	st, err := os.Stat(dir)
 	switch {
 	case err != nil:
-		return []step{diagStep("warning", "missing-folder", dir, fmt.Sprintf("tools folder %s: %v", dir, pathErr(err)))}
+		return []step{diagStep("error", "missing-folder", dir, fmt.Sprintf("tools folder %s: %v", dir, pathErr(err)))}
 	case !st.IsDir():
-		return []step{diagStep("warning", "not-a-folder", dir, fmt.Sprintf("tools folder %s is not a folder (use --file for single files)", dir))}
+		return []step{diagStep("error", "not-a-folder", dir, fmt.Sprintf("tools folder %s is not a folder (use --file for single files)", dir))}
 	}
 	names, err := readNames(dir)
 	if err != nil {

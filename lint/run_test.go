@@ -36,7 +36,7 @@ func TestRun(t *testing.T) {
 		lines = append(lines, f.Format(DisplayPath(f.File, dir)))
 	}
 	want := []string{
-		"missing: warning: tools folder " + filepath.Join(dir, "missing") + ": no such file or directory [missing-folder]",
+		"missing: error: tools folder " + filepath.Join(dir, "missing") + ": no such file or directory [missing-folder]",
 		"error: an MCP server is down [toolset-unavailable]",
 		"a.py:1:5: info: parameter 'x' of tool_a has no description in the docstring [undocumented-parameter]",
 		"a.py:3:5: warning: tool_a returns the parameter x on this branch [noncanonical-return]",

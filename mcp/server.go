@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -657,7 +658,8 @@ type progressSink struct {
 	session  *sdk.ServerSession
 	token    any
 	last     float64
-	reported bool // the tool reports progress itself
+	total    float64 // the latest total the tool reported
+	reported bool    // the tool reports progress itself
 	status   string
 	stop     chan struct{}
 	started  time.Time
@@ -762,11 +764,19 @@ func (p *progressSink) send(value, total float64, msg string, fromTool bool) {
 	}
 	if fromTool {
 		p.reported = true
+		if total > 0 {
+			p.total = total
+		}
+	}
+	if total <= 0 {
+		total = p.total // a message without a total keeps the known one
 	}
 	if value <= p.last {
+		// MCP wants each value above the last: the smallest step that
+		// prints cleanly (3.002 then 3.003, never 3.0029999999999997).
 		value = p.last + 1
 		if fromTool {
-			value = p.last + 1e-3
+			value = math.Round((p.last+1e-3)*1e3) / 1e3
 		}
 		if total > 0 && value > total {
 			total = 0

@@ -15,6 +15,7 @@ import (
 	"github.com/lcptools/lcp/hitl"
 	"github.com/lcptools/lcp/hitl/term"
 	"github.com/lcptools/lcp/tool"
+	"github.com/lcptools/lcp/worker"
 	"github.com/spf13/cobra"
 )
 
@@ -58,7 +59,9 @@ A batch shows what its tools print and log the same way, without the
 spinner.
 
 --batch FILE.jsonl (or - for stdin) runs each line {"tool", "args"} in order
-against one engine and prints one result line per input line.`,
+against one engine and prints one line per input line,
+{"line": N, "tool": NAME, "result": {...}}: the input's line number, its tool
+and the LCP result object as --json prints it.`,
 		Example: `  # arguments as key=value (values read as JSON when they are JSON)
   $ lcp call tool_write_file file_name=notes.md content='# Notes'
   $ lcp call tool_read_file file_name=notes.md start_line=1 end_line=5
@@ -190,6 +193,7 @@ func runCall(o *CallOptions) error {
 		live.end()
 		return err
 	}
+	warnUnknownArgs(ctx, env, eng, o.tool, callArgs)
 	// The live view shows the call as it runs (stderr); it is gone before
 	// the result is printed.
 	live.begin(o.tool)
@@ -220,6 +224,8 @@ func runCall(o *CallOptions) error {
 	switch {
 	case rejection != nil && o.json:
 		return &exitError{code: ExitFailure, msg: oneLine(rejection.String())}
+	case callErr != nil && errors.As(callErr, new(*worker.InterpreterError)):
+		return &exitError{code: ExitEngine, msg: "Python tools need Python 3.9 or newer: install it, or name the interpreter with --python PATH (for example --python /usr/bin/python3.12)"}
 	case callErr != nil && !o.json:
 		return &exitError{code: ExitEngine} // printResult has shown the error
 	case callErr != nil:
@@ -258,9 +264,8 @@ func parseCallArgs(argsJSON string, pairs []string) (json.RawMessage, error) {
 		return nil, usagef("give the arguments either with --args or as key=value pairs, not both")
 	}
 	if argsJSON != "" {
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal([]byte(argsJSON), &m); err != nil || m == nil {
-			return nil, usagef("--args must be a JSON object: %v", errOrNull(err))
+		if err := jsonObject(argsJSON); err != nil {
+			return nil, usagef("--args must be a JSON object such as '{\"name\": \"Ada\"}': %w", err)
 		}
 		return json.RawMessage(argsJSON), nil
 	}
@@ -280,11 +285,54 @@ func parseCallArgs(argsJSON string, pairs []string) (json.RawMessage, error) {
 	return json.Marshal(m)
 }
 
-func errOrNull(err error) error {
-	if err == nil {
-		return errors.New("got null")
+// jsonObject says in words why s is not one JSON object: where its JSON
+// breaks, or what kind of value it is instead.
+func jsonObject(s string) error {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			return fmt.Errorf("not valid JSON at character %d: %s", syn.Offset, syn.Error())
+		}
+		return fmt.Errorf("not valid JSON: %w", err)
 	}
-	return err
+	switch v.(type) {
+	case map[string]any:
+		return nil
+	case nil:
+		return errors.New("got null")
+	case []any:
+		return errors.New("got an array")
+	case string:
+		return errors.New("got a string")
+	case float64:
+		return errors.New("got a number")
+	case bool:
+		return errors.New("got true or false")
+	}
+	return errors.New("got something else")
+}
+
+// statusWords says what a failed result's status code means, for a
+// person (the codes of the LCP result object; --json keeps the number).
+func statusWords(code int) string {
+	switch code {
+	case 400:
+		return "the arguments were refused"
+	case 403:
+		return "not allowed"
+	case 404:
+		return "not found"
+	case 408, 504:
+		return "timed out"
+	case 499:
+		return "cancelled"
+	case 500:
+		return "failed"
+	case 503:
+		return "unavailable"
+	}
+	return fmt.Sprintf("failed (status %d)", code)
 }
 
 // printResult shows a result to a person: the output on stdout, the error
@@ -304,7 +352,7 @@ func printResult(env *Env, res *tool.Result) {
 		return
 	}
 	if !res.Success {
-		fmt.Fprintf(env.Stderr, "error (%d): %s\n", res.StatusCode, res.Error)
+		fmt.Fprintf(env.Stderr, "%s: %s\n", statusWords(res.StatusCode), res.Error)
 		if tb := res.Traceback(); tb != "" {
 			fmt.Fprintln(env.Stderr, strings.TrimRight(tb, "\n"))
 		}
@@ -422,22 +470,14 @@ func runBatchLine(ctx context.Context, eng *lcp.Engine, n int, line []byte, tool
 	return res, c.Tool
 }
 
-// writeBatchLine writes the result of batch line n as one line of JSON:
-// "line" (1-based) and "tool" (when the line names one) first, then the
-// result object. The batch's two keys win over keys of the same name in
-// the tool's result (lcp call --json shows the result untouched).
+// writeBatchLine writes the result of batch line n as one line of JSON,
+// an envelope {"line": n, "tool": name, "result": {...}}: "line" is
+// 1-based, "tool" is there when the line names one, and "result" is the
+// LCP result object untouched, so a tool's own "line" or "tool" keys are
+// never lost.
 func writeBatchLine(w io.Writer, n int, name *string, res *tool.Result) error {
 	var enc bytes.Buffer
 	if err := writeJSONLine(&enc, res); err != nil {
-		return err
-	}
-	obj := enc.Bytes()
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(obj, &fields); err != nil {
-		return err
-	}
-	keys, err := orderedKeys(obj)
-	if err != nil {
 		return err
 	}
 	var b bytes.Buffer
@@ -446,17 +486,10 @@ func writeBatchLine(w io.Writer, n int, name *string, res *tool.Result) error {
 		b.WriteString(`,"tool":`)
 		b.Write(jsonString(*name))
 	}
-	for _, k := range keys {
-		if k == "line" || k == "tool" {
-			continue
-		}
-		b.WriteByte(',')
-		b.Write(jsonString(k))
-		b.WriteByte(':')
-		b.Write(fields[k])
-	}
+	b.WriteString(`,"result":`)
+	b.Write(bytes.TrimSuffix(enc.Bytes(), []byte("\n")))
 	b.WriteString("}\n")
-	_, err = w.Write(b.Bytes())
+	_, err := w.Write(b.Bytes())
 	return err
 }
 

@@ -11,8 +11,8 @@ import (
 	"github.com/lcptools/lcp/tool"
 )
 
-// A batch line's "line" and "tool" come first and win over the result's
-// keys of the same name.
+// A batch line is an envelope: "line" and "tool" beside the result
+// object, whose own "line" and "tool" keys stay.
 func TestWriteBatchLine(t *testing.T) {
 	res := &tool.Result{Success: true, StatusCode: 200, Output: json.RawMessage(`"a<b"`),
 		Payload: map[string]json.RawMessage{"line": json.RawMessage(`42`), "tool": json.RawMessage(`"grep"`), "count": json.RawMessage(`1`)}}
@@ -21,7 +21,7 @@ func TestWriteBatchLine(t *testing.T) {
 	if err := writeBatchLine(&b, 3, &name, res); err != nil {
 		t.Fatal(err)
 	}
-	want := `{"line":3,"tool":"tool_grep","count":1,"output":"a<b","success":true,"status_code":200}` + "\n"
+	want := `{"line":3,"tool":"tool_grep","result":{"count":1,"line":42,"tool":"grep","output":"a<b","success":true,"status_code":200}}` + "\n"
 	if b.String() != want {
 		t.Errorf("got  %s\nwant %s", b.String(), want)
 	}
@@ -29,7 +29,7 @@ func TestWriteBatchLine(t *testing.T) {
 	if err := writeBatchLine(&b, 1, nil, badLine(1, "bad")); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(b.String(), `{"line":1,"output":"batch line 1: bad"`) {
+	if !strings.HasPrefix(b.String(), `{"line":1,"result":{"output":"batch line 1: bad"`) {
 		t.Errorf("a line without a tool: %s", b.String())
 	}
 }

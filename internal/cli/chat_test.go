@@ -151,7 +151,7 @@ func TestChatApproval(t *testing.T) {
 func TestChatREPL(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Text("one"), llmtest.Text("two"), llmtest.Text("three"))
 	stdout, stderr, code := chatRun(t, "hello\n\n  \nagain\n/reset\nfresh\n/exit\nignored\n", nil,
-		"chat", "--file", filepath.Join(t.TempDir(), "none.py"), "--model", srv.BaseURL(), "--system", "", "--temperature", "0.3", "--max-tokens", "50")
+		"chat", "--tools", t.TempDir(), "--model", srv.BaseURL(), "--system", "", "--temperature", "0.3", "--max-tokens", "50")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -183,17 +183,17 @@ func TestChatREPL(t *testing.T) {
 }
 
 func TestChatModelErrors(t *testing.T) {
-	none := filepath.Join(t.TempDir(), "none.py")
+	none := t.TempDir() // a tools folder without tools
 	t.Run("one shot", func(t *testing.T) {
 		srv := llmtest.New(t, llmtest.Error(500, `{"error":{"message":"boom"}}`))
-		_, stderr, code := chatRun(t, "", nil, "chat", "--file", none, "--model", srv.BaseURL(), "--prompt", "x")
+		_, stderr, code := chatRun(t, "", nil, "chat", "--tools", none, "--model", srv.BaseURL(), "--prompt", "x")
 		if code != ExitEngine || !strings.Contains(stderr, "500 Internal Server Error: boom") {
 			t.Errorf("exit %d, stderr %q", code, stderr)
 		}
 	})
 	t.Run("repl goes on", func(t *testing.T) {
 		srv := llmtest.New(t, llmtest.Error(503, `{"error":"loading"}`), llmtest.Text("fine"))
-		stdout, stderr, code := chatRun(t, "a\nb\n", nil, "chat", "--file", none, "--model", srv.BaseURL())
+		stdout, stderr, code := chatRun(t, "a\nb\n", nil, "chat", "--tools", none, "--model", srv.BaseURL())
 		if code != ExitEngine || !strings.Contains(stderr, "loading") || !strings.Contains(stderr, "1 turn(s) failed") {
 			t.Errorf("exit %d, stderr %q", code, stderr)
 		}
@@ -207,11 +207,11 @@ func TestChatModelErrors(t *testing.T) {
 	})
 	t.Run("missing key hint, key never shown", func(t *testing.T) {
 		srv := llmtest.New(t, llmtest.Error(401, `{"error":{"message":"bad key"}}`), llmtest.Error(401, `{"error":{"message":"Incorrect API key provided: sk-secret-42"}}`))
-		_, stderr, _ := chatRun(t, "", nil, "chat", "--file", none, "--model", srv.BaseURL(), "--prompt", "x")
+		_, stderr, _ := chatRun(t, "", nil, "chat", "--tools", none, "--model", srv.BaseURL(), "--prompt", "x")
 		if !strings.Contains(stderr, "set LCP_API_KEY or OPENAI_API_KEY") {
 			t.Errorf("stderr %q", stderr)
 		}
-		_, stderr, _ = chatRun(t, "", map[string]string{"OPENAI_API_KEY": "sk-secret-42"}, "chat", "--file", none, "--model", srv.BaseURL(), "--prompt", "x")
+		_, stderr, _ = chatRun(t, "", map[string]string{"OPENAI_API_KEY": "sk-secret-42"}, "chat", "--tools", none, "--model", srv.BaseURL(), "--prompt", "x")
 		if strings.Contains(stderr, "sk-secret-42") || !strings.Contains(stderr, "[redacted]") {
 			t.Errorf("stderr %q", stderr)
 		}
@@ -222,7 +222,7 @@ func TestChatModelErrors(t *testing.T) {
 	t.Run("max steps", func(t *testing.T) {
 		loop := llmtest.Calls(llmtest.Call("c", "tool_nope", `{}`))
 		srv := llmtest.New(t, loop, loop)
-		_, stderr, code := chatRun(t, "", nil, "chat", "--file", none, "--model", srv.BaseURL(), "--prompt", "x", "--max-steps", "2")
+		_, stderr, code := chatRun(t, "", nil, "chat", "--tools", none, "--model", srv.BaseURL(), "--prompt", "x", "--max-steps", "2")
 		if code != ExitFailure || !strings.Contains(stderr, "step limit") || !strings.Contains(stderr, "<- tool_nope failed (404): Tool 'tool_nope' not found.") {
 			t.Errorf("exit %d, stderr %q", code, stderr)
 		}
@@ -232,7 +232,7 @@ func TestChatModelErrors(t *testing.T) {
 func TestChatUsage(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Text("from env"))
 	srv.Models = []string{"a", "b"}
-	none := filepath.Join(t.TempDir(), "none.py")
+	none := t.TempDir() // a tools folder without tools
 	for _, tt := range []struct {
 		name string
 		vars map[string]string
@@ -248,14 +248,14 @@ func TestChatUsage(t *testing.T) {
 		{"bad approve", nil, []string{"--model", srv.BaseURL() + "#a", "--approve", "maybe"}, "maybe"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, stderr, code := chatRun(t, "", tt.vars, append([]string{"chat", "--file", none}, tt.args...)...)
+			_, stderr, code := chatRun(t, "", tt.vars, append([]string{"chat", "--tools", none}, tt.args...)...)
 			if code != ExitUsage || !strings.Contains(stderr, tt.want) {
 				t.Errorf("exit %d, stderr %q, want %q", code, stderr, tt.want)
 			}
 		})
 	}
 	// $LCP_MODEL stands in for --model, --model-name for the fragment.
-	stdout, stderr, code := chatRun(t, "", map[string]string{"LCP_MODEL": srv.BaseURL()}, "chat", "--file", none, "--model-name", "b", "--prompt", "x")
+	stdout, stderr, code := chatRun(t, "", map[string]string{"LCP_MODEL": srv.BaseURL()}, "chat", "--tools", none, "--model-name", "b", "--prompt", "x")
 	if code != 0 || stdout != "from env\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -269,7 +269,7 @@ func TestChatStreamAndEscapes(t *testing.T) {
 		llmtest.Calls(llmtest.Call("c", "tool_x\x1b[2J", `{"a":"\u001b[31mred"}`)),
 		llmtest.Text("streamed answer"),
 	)
-	stdout, stderr, code := chatRun(t, "", nil, "chat", "--file", filepath.Join(t.TempDir(), "none.py"),
+	stdout, stderr, code := chatRun(t, "", nil, "chat", "--tools", t.TempDir(),
 		"--model", srv.BaseURL(), "--prompt", "x", "--stream")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -301,7 +301,7 @@ func TestChatCtrlCCancelsTurn(t *testing.T) {
 		}},
 		llmtest.Text("after"),
 	)
-	stdout, stderr, code := chatRun(t, "slow\nnext\n", nil, "chat", "--file", filepath.Join(t.TempDir(), "none.py"), "--model", srv.BaseURL())
+	stdout, stderr, code := chatRun(t, "slow\nnext\n", nil, "chat", "--tools", t.TempDir(), "--model", srv.BaseURL())
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}

@@ -94,6 +94,7 @@ func runCheck(o *CheckOptions) error {
 		}
 		threshold = sev
 	}
+	o.inv.pathsAsFindings = true // each one a finding, beside the rest
 	eng, err := o.inv.engine(ctx, nil)
 	if err != nil {
 		return err

@@ -220,7 +220,7 @@ With neither --tools nor --file, the built-in default library is used.`,
 	root.SetIn(env.Stdin)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
-	root.SetFlagErrorFunc(flagError)
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return flagError(cmd, err, env.Args) })
 	for _, c := range commands {
 		root.AddCommand(c(env))
 	}

@@ -217,13 +217,13 @@ not json
 	}
 	// Each result says its input line (the blank one counts) and tool.
 	want := []string{
-		`{"line":1,"tool":"tool_count","output":1,"success":true,"status_code":200}`,
-		`{"line":2,"output":"batch line 2: not a JSON object {\"tool\", \"args\"}: invalid character 'o' in literal null (expecting 'u')","success":false,"status_code":400,"error":"batch line 2: not a JSON object {\"tool\", \"args\"}: invalid character 'o' in literal null (expecting 'u')"}`,
-		`{"line":3,"tool":"tool_count","output":2,"success":true,"status_code":200}`,
-		`{"line":5,"output":"batch line 5: missing \"tool\"","success":false,"status_code":400,"error":"batch line 5: missing \"tool\""}`,
-		`{"line":6,"tool":"tool_missing","output":"Tool 'tool_missing' not found.","success":false,"status_code":404,"error":"Tool 'tool_missing' not found."}`,
-		`{"line":7,"tool":"tool_count","output":"batch line 7: \"args\" must be a JSON object","success":false,"status_code":400,"error":"batch line 7: \"args\" must be a JSON object"}`,
-		`{"line":8,"tool":"tool_count","output":3,"success":true,"status_code":200}`,
+		`{"line":1,"tool":"tool_count","result":{"output":1,"success":true,"status_code":200}}`,
+		`{"line":2,"result":{"output":"batch line 2: not a JSON object {\"tool\", \"args\"}: invalid character 'o' in literal null (expecting 'u')","success":false,"status_code":400,"error":"batch line 2: not a JSON object {\"tool\", \"args\"}: invalid character 'o' in literal null (expecting 'u')"}}`,
+		`{"line":3,"tool":"tool_count","result":{"output":2,"success":true,"status_code":200}}`,
+		`{"line":5,"result":{"output":"batch line 5: missing \"tool\"","success":false,"status_code":400,"error":"batch line 5: missing \"tool\""}}`,
+		`{"line":6,"tool":"tool_missing","result":{"output":"Tool 'tool_missing' not found.","success":false,"status_code":404,"error":"Tool 'tool_missing' not found."}}`,
+		`{"line":7,"tool":"tool_count","result":{"output":"batch line 7: \"args\" must be a JSON object","success":false,"status_code":400,"error":"batch line 7: \"args\" must be a JSON object"}}`,
+		`{"line":8,"tool":"tool_count","result":{"output":3,"success":true,"status_code":200}}`,
 	}
 	for i, w := range want {
 		if lines[i] != w {

@@ -43,6 +43,9 @@ type inventoryFlags struct {
 	precise    bool
 	validate   bool
 	sandbox    bool
+	// pathsAsFindings: a missing --tools folder or --file is a finding
+	// of lcp check (an error) rather than a usage error.
+	pathsAsFindings bool
 	// getenv reads the environment (the API key of --llm); nil means
 	// os.Getenv.
 	getenv func(string) string
@@ -143,6 +146,11 @@ func (f *inventoryFlags) config() (*lcp.Config, error) {
 		ValidateArguments: f.validate,
 		Sandbox:           f.sandbox,
 	}
+	if !f.pathsAsFindings {
+		if err := f.checkPaths(); err != nil {
+			return nil, err
+		}
+	}
 	if f.hostConfig != "" {
 		raw, err := os.ReadFile(f.hostConfig)
 		if err != nil {
@@ -179,6 +187,36 @@ func (f *inventoryFlags) config() (*lcp.Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// checkPaths fails, naming the flag and the path, when a --tools folder
+// or a --file does not exist: an empty inventory would otherwise pass
+// for a folder without tools (lcp list printing "No tools found." and
+// exiting 0 in CI).
+func (f *inventoryFlags) checkPaths() error {
+	for _, dir := range f.tools {
+		st, err := os.Stat(dir)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return usagef("--tools %s: no such folder", dir)
+		case err != nil:
+			return usagef("--tools %s: %w", dir, err)
+		case !st.IsDir():
+			return usagef("--tools %s: not a folder (use --file for a single tool file)", dir)
+		}
+	}
+	for _, file := range f.files {
+		st, err := os.Stat(file)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return usagef("--file %s: no such file", file)
+		case err != nil:
+			return usagef("--file %s: %w", file, err)
+		case st.IsDir():
+			return usagef("--file %s: a folder (use --tools for a tools folder)", file)
+		}
+	}
+	return nil
 }
 
 // models sets the models of the modalities: the endpoint of each flag

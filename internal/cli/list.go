@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/lcptools/lcp"
 	"github.com/lcptools/lcp/tool"
@@ -143,7 +142,7 @@ func printToolTable(w io.Writer, infos []tool.Info, colour bool) {
 		fmt.Fprintln(w, "No tools found.")
 		return
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := newColumns(w)
 	bold, reset := "", ""
 	if colour {
 		bold, reset = "\x1b[1m", "\x1b[0m"
@@ -223,7 +222,7 @@ func printLibraries(ctx context.Context, env *Env, eng *lcp.Engine, asJSON bool)
 	if colour {
 		bold, reset = "\x1b[1m", "\x1b[0m"
 	}
-	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	tw := newColumns(env.Stdout)
 	fmt.Fprintf(tw, "%sLIBRARY\tNAME\tKIND\tTOOLS\tPROBLEMS\tSANDBOX\tSOURCE%s\n", bold, reset)
 	for _, l := range libs {
 		id := l.ID

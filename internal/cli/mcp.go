@@ -30,6 +30,7 @@ type MCPOptions struct {
 
 	inv      inventoryFlags
 	watch    watchFlags
+	inspect  bool
 	approval approvalFlags
 	http     string
 	useHTTP  bool // --http was given (an empty ADDR means the default)
@@ -121,12 +122,16 @@ ids of a stateful replica, for a balancer that routes on them.`,
 			if runF != nil {
 				return runF(o)
 			}
+			if o.inspect {
+				return runInspector(o)
+			}
 			return runMCP(o)
 		},
 	}
 	o.inv.register(cmd.Flags(), runsTools)
 	o.watch.register(cmd.Flags())
 	f := cmd.Flags()
+	f.BoolVar(&o.inspect, "inspect", false, "open the official MCP Inspector ("+inspectorPackage+", when installed) on this server over stdio")
 	f.StringVar(&o.http, "http", "", "serve streamable HTTP at this `address` (host:port; alone: "+mcp.DefaultAddr+") instead of stdio")
 	f.Lookup("http").NoOptDefVal = mcp.DefaultAddr
 	f.StringVar(&o.token, "token", "", "bearer `token` HTTP requests must carry (default: $LCP_MCP_TOKEN, else a random one printed on stderr)")
@@ -259,7 +264,7 @@ func runMCP(o *MCPOptions) error {
 			return &usageError{err}
 		}
 		if err != nil {
-			return err
+			return listenError("--http", o.http, err)
 		}
 		defer ln.Close()
 	}

@@ -208,6 +208,15 @@ func runMCPInstall(o *MCPInstallOptions) error {
 	return nil
 }
 
+// absAll maps abs over paths into a new slice.
+func absAll(abs func(string) string, paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = abs(p)
+	}
+	return out
+}
+
 // serverArgs are the arguments of the lcp mcp the client starts: the
 // inventory flags given, with absolute paths. A client that starts servers
 // outside any project gets the current folder as the workspace.
@@ -225,6 +234,7 @@ func (o *MCPInstallOptions) serverArgs(client *mcpinstall.Client, cwd string) (a
 	// the client's log.
 	inv := o.inv
 	inv.hostConfig, inv.mcpConfig, inv.workspace = abs(inv.hostConfig), abs(inv.mcpConfig), abs(inv.workspace)
+	inv.tools, inv.files = absAll(abs, inv.tools), absAll(abs, inv.files)
 	if _, err := inv.config(); err != nil {
 		return nil, "", err
 	}

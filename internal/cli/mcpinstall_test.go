@@ -154,6 +154,9 @@ func TestMCPInstall(t *testing.T) {
 	}
 
 	// VS Code, project scope: .vscode/mcp.json under "servers".
+	if err := os.WriteFile(filepath.Join(tools, "x.py"), []byte("def tool_x() -> str:\n    return 'x'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, errOut, code := runInstall(t, home, project, nil, "vscode", "--scope", "project", "--file", "tools/x.py"); code != 0 {
 		t.Fatalf("vscode: exit %d, %s", code, errOut)
 	}

@@ -143,7 +143,7 @@ func runServe(o *ServeOptions) error {
 	}
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		return fmt.Errorf("serve: %w", err)
+		return listenError("--addr", o.addr, err)
 	}
 	base := pageURL(ln.Addr().String(), host)
 	var srv *web.Server

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -162,7 +161,7 @@ func newToken() string { return rand.Text() }
 func serveMetrics(ctx context.Context, addr string, m *metrics.Metrics) (string, <-chan error, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return "", nil, fmt.Errorf("--metrics-addr: %w", err)
+		return "", nil, listenError("--metrics-addr", addr, err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", m.Handler())

@@ -90,8 +90,11 @@ func subcommandArgs(cmd *cobra.Command, args []string) error {
 }
 
 // flagError is the FlagErrorFunc of every command: a usage error, with
-// the nearest flags of the command suggested for an unknown one.
-func flagError(cmd *cobra.Command, err error) error {
+// the nearest flags of the command suggested for an unknown one. For lcp
+// call, an unknown flag near no flag is taken for a tool argument given as
+// a flag (--city Paris), and the key=value form is suggested; args are the
+// command line, where the value is looked up.
+func flagError(cmd *cobra.Command, err error, args []string) error {
 	msg := err.Error()
 	name, ok := strings.CutPrefix(msg, "unknown flag: --")
 	if !ok {
@@ -117,10 +120,37 @@ func flagError(cmd *cobra.Command, err error) error {
 		hints = append(hints, "--"+s)
 	}
 	hint := didYouMean(hints)
+	if hint == "" && cmd.Name() == "call" && !strings.ContainsAny(name, " =") {
+		hint = fmt.Sprintf(" Tool arguments are key=value: %s=%s (or --args '{%q: ...}').", name, argValue(name, args), name)
+	}
 	if hint == "" {
 		hint = fmt.Sprintf(" Run '%s --help' for its flags.", cmd.CommandPath())
 	}
 	return &usageError{errors.New(msg + "." + hint)}
+}
+
+// argValue is the value given after the unknown flag --name on the
+// command line (--name VALUE or --name=VALUE), shell-quoted when it needs
+// quotes; VALUE when there is none.
+func argValue(name string, args []string) string {
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, "--"+name+"="); ok {
+			return shellWord(v)
+		}
+		if a == "--"+name && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			return shellWord(args[i+1])
+		}
+	}
+	return "VALUE"
+}
+
+// shellWord quotes s for a POSIX shell when it has characters the shell
+// would read.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // noArgs is the Args check of a command that takes no arguments: a usage

@@ -22,6 +22,10 @@
 
   // el builds an element: attrs are attributes (class, data-*, ...) except
   // a few properties; children are nodes or strings (as text).
+  // appendTo appends to any element, a form whose member append is
+  // shadowed by a field of that name too.
+  function appendTo(n, ...children) { Element.prototype.append.apply(n, children); }
+
   function el(tag, attrs, ...children) {
     const n = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {
@@ -322,12 +326,16 @@
 
     const form = el('form', { class: 'tool-form', novalidate: true, 'data-tool': t.name });
     const fields = buildFields(t.input_schema || {}, 'f-' + t.name);
-    form.append(fields.node);
+    // A parameter named like a form member (append, reset, submit,
+    // action, method, length, elements, name, …) shadows that member on
+    // the form element, so the form's own methods are called through
+    // their prototypes, never by name on the form.
+    appendTo(form, fields.node);
     const err = el('p', { class: 'error form-error', role: 'alert' });
     const run = el('button', { type: 'submit', class: 'primary', text: 'Run' });
-    const reset = el('button', { type: 'button', text: 'Reset', onclick: () => { form.reset(); fields.reset(); err.textContent = ''; } });
-    form.append(el('div', { class: 'buttons' }, run, reset), err);
-    form.addEventListener('submit', async (e) => {
+    const reset = el('button', { type: 'button', text: 'Reset', onclick: () => { HTMLFormElement.prototype.reset.call(form); fields.reset(); err.textContent = ''; } });
+    appendTo(form, el('div', { class: 'buttons' }, run, reset), err);
+    EventTarget.prototype.addEventListener.call(form, 'submit', async (e) => {
       e.preventDefault();
       err.textContent = '';
       const got = fields.read();
