@@ -91,6 +91,9 @@ type Config struct {
 	// Their results are cached per library until its files change (Watch,
 	// Reload) or RefreshPrompts.
 	DynamicPrompts bool
+	// PromptTimeout limits each dynamic prompt function's run, the
+	// worker's start included (default 5s).
+	PromptTimeout time.Duration
 	// Mount names libraries to mount beside the tools folders and files:
 	// a library of a tools folder, else of the built-in default library —
 	// the Go libraries workspace_tools, system_shell and execute_python,
@@ -276,6 +279,7 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 		OnOutput:          e.cfg.OnEvent,
 		CallTimeout:       e.cfg.CallTimeout,
 		DynamicPrompts:    e.cfg.DynamicPrompts,
+		PromptTimeout:     e.cfg.PromptTimeout,
 		NoCoercion:        e.cfg.NoCoercion,
 		PreciseTypes:      e.cfg.PreciseTypes,
 		ValidateArguments: e.cfg.ValidateArguments,

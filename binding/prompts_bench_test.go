@@ -35,7 +35,7 @@ func promptCorpus(tb testing.TB) string {
 func TestDynamicPromptsApplied(t *testing.T) {
 	needPython(t)
 	dir := promptCorpus(t)
-	b, err := New(&Options{Folders: []string{dir}, DynamicPrompts: true, Workspace: t.TempDir()})
+	b, err := New(&Options{Folders: []string{dir}, DynamicPrompts: true, Workspace: t.TempDir(), PromptTimeout: noPromptDeadline})
 	if err != nil {
 		t.Fatal(err)
 	}
