@@ -5,7 +5,7 @@ package cli
 import (
 	"bytes"
 	"io"
-	"strings"
+	"regexp"
 	"sync"
 	"testing"
 	"time"
@@ -30,12 +30,25 @@ func (s *screen) Write(p []byte) (int, error) {
 // expect waits until text appears after what earlier calls matched.
 func (s *screen) expect(t *testing.T, text string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	s.expectMatch(t, regexp.MustCompile(regexp.QuoteMeta(text)))
+}
+
+// screenHang is how long expect waits for a text before it calls the
+// program hung: far above any real wait (a Python worker's cold start on
+// a busy machine takes seconds), so that it never decides an outcome.
+const screenHang = 2 * time.Minute
+
+// expectMatch waits until the screen shows a match of re after what
+// earlier expectations consumed, and consumes it.
+func (s *screen) expectMatch(t *testing.T, re *regexp.Regexp) {
+	t.Helper()
+	text := re.String()
+	deadline := time.Now().Add(screenHang)
 	for time.Now().Before(deadline) {
 		s.mu.Lock()
 		rest := s.buf.String()[s.seen:]
-		if i := strings.Index(rest, text); i >= 0 {
-			s.seen += i + len(text)
+		if loc := re.FindStringIndex(rest); loc != nil {
+			s.seen += loc[1]
 			s.mu.Unlock()
 			return
 		}
