@@ -48,8 +48,10 @@ type HTTPOptions struct {
 	SessionTimeout time.Duration
 	// MaxSessions caps the sessions the server keeps: when it is full, a
 	// client opening a session takes the place of the session idle the
-	// longest (for a minute at least), or gets 503 with a JSON-RPC error
-	// saying why. DefaultMaxSessions when zero, negative for no limit.
+	// longest, however briefly idle, so that no client can lock others
+	// out; only when every session is serving a request does it get 503
+	// with a JSON-RPC error saying why. DefaultMaxSessions when zero,
+	// negative for no limit.
 	MaxSessions int
 	// MaxBatch and MaxBatchBytes cap a JSON-RPC batch (count of messages,
 	// size), which only clients of revisions before 2025-06-18 may send;
