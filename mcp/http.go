@@ -376,7 +376,7 @@ func (g *guard) servePOST(w http.ResponseWriter, r *http.Request) {
 			}
 			s.refused("sessions")
 			writeRPCError(w, http.StatusServiceUnavailable, id, &jsonrpc.Error{Code: CodeUnavailable,
-				Message: fmt.Sprintf("the server holds %d sessions, its limit: try again later (idle sessions are closed after %s)", g.opts.MaxSessions, g.opts.SessionTimeout)})
+				Message: fmt.Sprintf("the server holds %d sessions, its limit, each serving a request: try again when one has finished", g.opts.MaxSessions)})
 			return
 		}
 		defer s.sessions.unreserve()
