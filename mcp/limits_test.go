@@ -158,6 +158,34 @@ func TestSessionLimitBusy(t *testing.T) {
 	}
 }
 
+// TestSessionLimitAllBusy: a server whose only session is serving a call
+// refuses a new session with 503 and a JSON-RPC error saying why, and the
+// call finishes.
+func TestSessionLimitAllBusy(t *testing.T) {
+	srv := newTestServer(t, nil)
+	url := serveHTTP(t, srv, &HTTPOptions{MaxSessions: 1})
+	a := goClient(t, &sdk.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, "2025-06-18", nil, nil, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	slowStarted.reset()
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.CallTool(ctx, &sdk.CallToolParams{Name: "slow", Arguments: map[string]any{"ms": 3000}})
+		done <- err
+	}()
+	slowStarted.wait(t, 10*time.Second)
+	resp := post(t, url, initBody, nil, false)
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("second session: status %d, want 503", resp.StatusCode)
+	}
+	if code, msg := rpcErrorOf(t, resp); code != CodeUnavailable || !strings.Contains(msg, "1 sessions, its limit, each serving a request") {
+		t.Errorf("second session refused with %d %q", code, msg)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("the slow call: %v", err)
+	}
+}
+
 // TestCallLimits: a call over a limit gets 429 with a JSON-RPC error, and
 // nothing changes for other sessions.
 func TestCallLimits(t *testing.T) {
