@@ -51,6 +51,7 @@ import (
 	"github.com/lcptools/lcp/internal/watch"
 	"github.com/lcptools/lcp/mcp"
 	"github.com/lcptools/lcp/mcp/oauth"
+	"github.com/lcptools/lcp/sandbox"
 	"github.com/lcptools/lcp/tool"
 	"github.com/lcptools/lcp/worker"
 )
@@ -217,6 +218,7 @@ type Engine struct {
 	watcher  *watch.Watcher
 	prompts  tool.PromptSet
 	bridge   *mcpBridge
+	recovery *sandbox.Recovery
 }
 
 // New builds the engine's inventory. Problems with individual tool files
@@ -234,6 +236,7 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 	if e.cfg.MaxDepth <= 0 {
 		e.cfg.MaxDepth = 8
 	}
+	e.recoverWorkspace()
 	var sets []tool.Toolset
 	useDefault := len(e.cfg.ToolsFolders) == 0 && len(e.cfg.ToolFiles) == 0
 	e.builtins = &builtinSet{cfg: &e.cfg}

@@ -34,11 +34,13 @@
 // the sandbox (the network, a write outside the workspace, the host), or
 // the model asks for one (network, unsandboxed): then it asks first. After
 // the run, new files are applied at once and changes to existing files
-// (modifications, deletions, modes, .git, links pointing out) wait for one
-// confirmation, labelled "Apply changes to existing workspace files";
+// (modifications, deletions, modes, .git and what git runs or loads, files
+// that run later such as .envrc or a json.py, links pointing out) wait for
+// one confirmation, labelled "Apply changes to existing workspace files";
 // files the session created change without asking. Strict asks before
-// every run and writes the workspace directly, .git read-only unless the
-// approval granted it. full_access runs on the host, unsandboxed. Where
+// every run, saying what of git stays read-only, and writes the workspace
+// directly, every repository's git dir, hooks and includes read-only
+// unless the approval granted it. full_access runs on the host, unsandboxed. Where
 // there is no sandbox (another system, user namespaces refused, the
 // library's "sandbox": "off"), safe asks unless the classifiers prove the
 // run harmless. Results say what the sandbox blocked (sandbox_blocked),

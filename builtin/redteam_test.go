@@ -145,6 +145,8 @@ func newArena(t *testing.T) *arena {
 	t.Cleanup(func() { srv.Close() })
 	a.url = "http://" + ln.Addr().String() + "/canary"
 	t.Setenv("HOME", a.home)
+	// lcp's own state (apply journals) is not the attempts' doing.
+	t.Setenv("XDG_STATE_HOME", filepath.Join(a.root, "state"))
 	t.Setenv("LCP_REDTEAM_SECRET_TOKEN", a.secret)
 	time.Sleep(50 * time.Millisecond) // older than the runs: not conflicts
 	a.outsideSnap, a.homeSnap = treeSnapshot(t, a.outside), treeSnapshot(t, a.home)

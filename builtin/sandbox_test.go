@@ -198,3 +198,22 @@ func TestWriteThroughLinkIntoGit(t *testing.T) {
 		t.Error("a hook was planted through a link")
 	}
 }
+
+// A run killed before it ended applies nothing, not even its new files
+// (they may be half written), and says what it discarded.
+func TestKilledRunAppliesNothing(t *testing.T) {
+	needSandbox(t)
+	e := newEnv(t, "safe")
+	res := e.call(shellTool, map[string]any{"command": "echo partial > new.txt; kill -9 $$"})
+	wantSuccess(t, res, false)
+	if _, err := os.Stat(filepath.Join(e.ws, "new.txt")); err == nil {
+		t.Errorf("new.txt of a killed run was applied")
+	}
+	wc, _ := res["workspace_changes"].(map[string]any)
+	if got := strings.Join(toStrings(wc["discarded"]), ";"); !strings.Contains(got, "new file new.txt") {
+		t.Errorf("discarded = %q, result %v", got, res)
+	}
+	if !strings.Contains(res["error"].(string), "killed by SIGKILL") {
+		t.Errorf("error %q does not say why", res["error"])
+	}
+}

@@ -208,11 +208,47 @@ func (b *lib) runSandboxed(ctx context.Context, j *job, level autonomy.Level, se
 		reportDenial(ctx, what)
 	}
 	if mode == sandbox.CopyOnWrite {
-		if err := b.commit(ctx, box, res); err != nil {
+		if why := abnormalEnd(out, rep); why != "" {
+			discard(box, res, why)
+		} else if err := b.commit(ctx, box, res); err != nil {
 			return nil, err
 		}
 	}
 	return res, nil
+}
+
+// abnormalEnd says why a run did not end normally (its files may be
+// half written), or "" when the command itself ended, with any exit code.
+func abnormalEnd(out *proc.Outcome, rep *sandbox.Report) string {
+	switch {
+	case out.TimedOut:
+		return "the command timed out"
+	case !rep.Exited:
+		return "the sandbox was killed before the command ended"
+	case rep.Signal != "":
+		return "the command was killed by " + rep.Signal
+	case out.Signal != "":
+		return "the command was killed by " + out.Signal
+	}
+	return ""
+}
+
+// discard drops every change of a run that did not end normally, and
+// says so in the result.
+func discard(box *sandbox.Box, res map[string]any, why string) {
+	cs, err := box.Changes(nil)
+	if err != nil || cs.Empty() {
+		return
+	}
+	lines := make([]string, 0, len(cs.Changes))
+	for _, c := range cs.Changes {
+		lines = append(lines, c.String())
+	}
+	res["workspace_changes"] = map[string]any{"discarded": lines}
+	msg := "discarded, none applied (" + why + "): " + strings.Join(lines, "; ")
+	out, _ := res["output"].(string)
+	res["output"] = strings.TrimRight(out, "\n") + "\n[workspace changes] " + msg
+	failWith(res, "The command did not end normally, so none of its changes to the workspace was applied: "+msg)
 }
 
 // approveEscalation asks the operator before a sandboxed run: in strict
@@ -220,7 +256,8 @@ func (b *lib) runSandboxed(ctx context.Context, j *job, level autonomy.Level, se
 func (b *lib) approveEscalation(ctx context.Context, j *job, level autonomy.Level, needs []sandbox.Permission) (string, error) {
 	var why []string
 	if level != autonomy.Safe && len(needs) == 0 {
-		return approve(ctx, true, j.label, j.source, []string{"it runs in the sandbox (workspace writable except .git, no network)"})
+		return approve(ctx, true, j.label, j.source, append([]string{"it runs in the sandbox (workspace writable except .git, no network)"},
+			protectedNotes(b.workspaceDir(ctx))...))
 	}
 	grant := sandbox.Describe(needs)
 	for _, p := range needs {
@@ -229,6 +266,23 @@ func (b *lib) approveEscalation(ctx context.Context, j *job, level autonomy.Leve
 	why = append(why, "approving grants this run: "+strings.Join(grant, "; "))
 	// Safe mode's prompt lists these reasons; strict's says it asks always.
 	return approve(ctx, true, j.label, j.source, why)
+}
+
+// protectedNotes says what of the workspace's repositories a writing run
+// keeps read-only, for the confirmation (at most a few lines).
+func protectedNotes(ws string) []string {
+	prot, err := sandbox.Protected(ws)
+	if err != nil {
+		return []string{err.Error() + " (the run will not start)"}
+	}
+	const most = 8
+	if len(prot) > most {
+		prot = append(prot[:most:most], fmt.Sprintf("and %d more", len(prot)-most))
+	}
+	if len(prot) == 0 {
+		return nil
+	}
+	return []string{"kept read-only: " + strings.Join(prot, "; ")}
 }
 
 func sandboxInfo(p *sandbox.Policy, allow egress.List) map[string]any {
@@ -259,7 +313,7 @@ func (b *lib) commit(ctx context.Context, box *sandbox.Box, res map[string]any) 
 		return nil
 	}
 	first := cs.Apply(func(c *sandbox.Change) bool { return !c.Risky }, b.ledger)
-	report := changeReport{applied: first.Applied, conflicts: first.Conflicts, failed: first.Failed}
+	report := changeReport{applied: first.Applied, conflicts: first.Conflicts, failed: first.Failed, withheld: first.Withheld}
 	if risky := cs.Risky(); len(risky) > 0 {
 		prompt := "The command changed existing files of the workspace (its new files are in place already). These changes wait for your approval:"
 		msg, err := approve(ctx, true, commitLabel, prompt+"\n"+cs.Summary(risky), nil)
@@ -271,6 +325,7 @@ func (b *lib) commit(ctx context.Context, box *sandbox.Box, res map[string]any) 
 			report.applied = append(report.applied, second.Applied...)
 			report.conflicts = append(report.conflicts, second.Conflicts...)
 			report.failed = append(report.failed, second.Failed...)
+			report.withheld = append(report.withheld, second.Withheld...)
 		} else {
 			report.dropped, report.why = risky, msg
 		}
@@ -282,6 +337,7 @@ func (b *lib) commit(ctx context.Context, box *sandbox.Box, res map[string]any) 
 // changeReport says what happened to a run's changes, for the model.
 type changeReport struct {
 	applied, dropped, conflicts []sandbox.Change
+	withheld                    []sandbox.Change // not applied: the set failed
 	failed                      []sandbox.Failure
 	why                         string // the operator's rejection
 }
@@ -308,6 +364,11 @@ func (r changeReport) into(res map[string]any) {
 	if len(r.conflicts) > 0 {
 		wc["conflicts"] = lines(r.conflicts)
 		s := "not applied because the workspace changed meanwhile (left as it is now): " + strings.Join(lines(r.conflicts), "; ")
+		text, problems = append(text, s), append(problems, s)
+	}
+	if len(r.withheld) > 0 {
+		wc["withheld"] = lines(r.withheld)
+		s := "not applied because the set is applied whole or not at all and another change of it was not: " + strings.Join(lines(r.withheld), "; ")
 		text, problems = append(text, s), append(problems, s)
 	}
 	if len(r.failed) > 0 {

@@ -8,27 +8,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/lcptools/lcp/tool"
 )
 
 // sarifSchema compiles the vendored SARIF 2.1.0 schema (testdata/sarif).
-func sarifSchema(t *testing.T) *jsonschema.Schema {
+func sarifSchema(t *testing.T) *tool.Schema {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "sarif", "sarif-2.1.0-rtm.5.json"))
+	raw, err := os.ReadFile(filepath.Join("testdata", "sarif", "sarif-2.1.0-rtm.5.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	const url = "https://lcp.invalid/sarif-2.1.0-rtm.5.json"
-	if err := c.AddResource(url, doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile(url)
+	s, err := tool.CompileSchema(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,12 +46,8 @@ func TestSARIFSchema(t *testing.T) {
 	if err := WriteSARIF(&buf, findings, SARIFOptions{Root: root, ToolVersion: "v1.2.3"}); err != nil {
 		t.Fatal(err)
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := schema.Validate(inst); err != nil {
-		t.Fatalf("the log does not validate against the SARIF 2.1.0 schema: %v\n%s", err, buf.String())
+	if vs := schema.ValidateJSON(buf.Bytes()); vs != nil {
+		t.Fatalf("the log does not validate against the SARIF 2.1.0 schema: %v\n%s", vs, buf.String())
 	}
 	// the schema is not vacuous: a broken log fails
 	for _, broken := range []string{
@@ -69,11 +55,7 @@ func TestSARIFSchema(t *testing.T) {
 		strings.Replace(buf.String(), `"level": "error"`, `"level": "fatal"`, 1),
 		strings.Replace(buf.String(), `"startLine": 8`, `"startLine": 0`, 1),
 	} {
-		bad, err := jsonschema.UnmarshalJSON(strings.NewReader(broken))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if schema.Validate(bad) == nil {
+		if schema.ValidateJSON([]byte(broken)) == nil {
 			t.Errorf("a broken log validates")
 		}
 	}
@@ -187,12 +169,8 @@ func TestSARIFCorpus(t *testing.T) {
 	if err := WriteSARIF(&buf, all, SARIFOptions{Root: "testdata"}); err != nil {
 		t.Fatal(err)
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := schema.Validate(inst); err != nil {
-		t.Fatalf("invalid SARIF: %v", err)
+	if vs := schema.ValidateJSON(buf.Bytes()); vs != nil {
+		t.Fatalf("invalid SARIF: %v", vs)
 	}
 	if !bytes.Contains(buf.Bytes(), []byte(`"uri": "rules/secret-leak/bad.py"`)) {
 		t.Errorf("expected a URI relative to testdata")

@@ -11,12 +11,8 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"runtime/debug"
-	"runtime/metrics"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -592,43 +588,3 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string, opts *HTTPOpti
 	}
 	return s.Serve(ctx, ln, opts)
 }
-
-// TuneGC sets the garbage collector of a process that serves MCP over HTTP
-// to collect less often (GOGC=400) unless the GOGC environment variable
-// says otherwise. Most of such a server's garbage is the SDK's JSON decoder
-// buffers (32 KiB per message), short-lived and many: at Go's default the
-// collector costs more CPU than the calls themselves. The price is a few
-// megabytes of heap. A library does not change this by itself; commands
-// call it (lcp mcp does).
-//
-// It also sets a soft memory limit of DefaultMemoryLimit unless the
-// GOMEMLIMIT environment variable says otherwise: under a burst of large
-// requests the collector then works harder instead of letting the heap
-// grow to five times what is live, and returns memory to the system.
-func TuneGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(DefaultMemoryLimit)
-	}
-	releaseOnce.Do(func() { go releaseIdleMemory() })
-}
-
-var releaseOnce sync.Once
-
-// releaseIdleMemory gives the system back, every few seconds, the heap
-// memory a burst left free: without new allocations no collection runs,
-// and the runtime would keep it for minutes.
-func releaseIdleMemory() {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
-	for range time.Tick(5 * time.Second) {
-		metrics.Read(sample)
-		if sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > 32<<20 {
-			debug.FreeOSMemory()
-		}
-	}
-}
-
-// DefaultMemoryLimit is the soft memory limit TuneGC sets.
-const DefaultMemoryLimit = 200 << 20

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lcptools/lcp/native"
+	"github.com/lcptools/lcp/sandbox"
 	"github.com/lcptools/lcp/tool"
 )
 
@@ -16,6 +17,7 @@ import (
 // the test inventory plus a tool that crashes the process), so that the
 // client is tested against a real subprocess without anything installed.
 func TestMain(m *testing.M) {
+	sandbox.Main()
 	if os.Getenv("LCP_MCP_TEST_SERVER") == "1" || slices.Contains(os.Args[1:], testServerArg) {
 		os.Exit(runTestServer())
 	}

@@ -25,8 +25,12 @@ const (
 	// Replaced: an existing path that is now of another type (a link
 	// that became a folder, a file that became a link, ...).
 	Replaced ChangeKind = "replaced"
-	// Touched: new times only; applied without asking.
+	// Touched: new times only for an existing file (asked for like a
+	// content change).
 	Touched ChangeKind = "touched"
+	// AttrChanged: new extended attributes (user.*) for an existing
+	// file.
+	AttrChanged ChangeKind = "xattr"
 	// Skipped: something that is never applied (a FIFO, a socket, a
 	// device node).
 	Skipped ChangeKind = "skipped"
@@ -70,7 +74,13 @@ type ChangeSet struct {
 	// workspace after it is a conflict.
 	Began time.Time
 
-	owner [2]int // uid, gid of new files (-1: leave as created)
+	// NoSync skips the syncs of Apply: the set stays all or nothing
+	// through a crash of lcp, but not through a power loss. For
+	// measurements.
+	NoSync bool
+
+	owner [2]int   // uid, gid of new files (-1: leave as created)
+	shown []string // host folders the run saw read-only (see shownProgram)
 }
 
 // Empty reports whether the run changed nothing.
@@ -87,15 +97,19 @@ func (cs *ChangeSet) Risky() []Change {
 // classify marks the changes that need approval: anything but new files,
 // folders and links inside the workspace, unless the path belongs to the
 // session (created by an earlier call and untouched since); anything
-// under a version control folder, always.
+// under a version control folder, in what git runs or loads later, or
+// that a common tool runs later (runLaterRules), always.
 func (cs *ChangeSet) classify() {
+	later := cs.laterCheck()
 	for i := range cs.Changes {
 		c := &cs.Changes[i]
 		switch {
-		case c.Kind == Skipped || c.Kind == Touched:
+		case c.Kind == Skipped:
 		case inVCS(c.Path):
 			c.Risky, c.Why = true, "under "+firstVCS(c.Path)+", which version control runs hooks and configuration from"
-		case c.Kind == Added && c.Type == "link" && linkEscapes(cs.Workspace, c.Path, c.Target):
+		case c.Kind != Deleted && later(c.Path) != "":
+			c.Risky, c.Why = true, later(c.Path)
+		case c.Kind == Added && c.Type == "link" && linkEscapes(cs.Workspace, c.Path, c.Target) && !cs.shownProgram(c.Target):
 			c.Risky, c.Why = true, "a link that points outside the workspace"
 		case c.Kind == Added:
 		case c.Owned:
@@ -107,6 +121,10 @@ func (cs *ChangeSet) classify() {
 			c.Risky, c.Why = true, "changes the permissions of an existing "+c.Type
 		case c.Kind == Replaced:
 			c.Risky, c.Why = true, "replaces an existing path by a "+c.Type
+		case c.Kind == Touched:
+			c.Risky, c.Why = true, "changes the times of an existing "+c.Type
+		case c.Kind == AttrChanged:
+			c.Risky, c.Why = true, "changes the extended attributes of an existing "+c.Type
 		}
 	}
 }
@@ -160,6 +178,10 @@ type Outcome struct {
 	Conflicts []Change
 	// Failed were not applied because of an error, with the reason.
 	Failed []Failure
+	// Withheld were not applied because another change of the same set
+	// conflicted or failed: a set is applied whole or not at all, and
+	// may be offered again.
+	Withheld []Change
 }
 
 // Failure is a change that could not be applied.

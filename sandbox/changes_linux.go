@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -22,11 +25,21 @@ func (b *Box) Changes(l *Ledger) (*ChangeSet, error) {
 	if b.tmp == "" {
 		return nil, errors.New("sandbox: the run's workspace is not copy-on-write")
 	}
-	cs := &ChangeSet{Workspace: b.policy.Workspace, Began: b.start, owner: [2]int{-1, -1}}
+	owner := [2]int{-1, -1}
 	if b.id.root {
-		cs.owner = [2]int{b.id.ownUID, b.id.ownGID}
+		owner = [2]int{b.id.ownUID, b.id.ownGID}
 	}
-	upper := b.Upper()
+	cs, err := readChanges(b.Upper(), b.policy.Workspace, b.start, owner, l)
+	if cs != nil {
+		cs.shown = append(slices.Clone(systemDirs), b.policy.ReadPaths...)
+	}
+	return cs, err
+}
+
+// readChanges reads the change set of an upper layer over the workspace
+// ws, for a run that began at began.
+func readChanges(upper, ws string, began time.Time, owner [2]int, l *Ledger) (*ChangeSet, error) {
+	cs := &ChangeSet{Workspace: ws, Began: began, owner: owner}
 	err := filepath.WalkDir(upper, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -37,6 +50,12 @@ func (b *Box) Changes(l *Ledger) (*ChangeSet, error) {
 		rel, err := filepath.Rel(upper, p)
 		if err != nil {
 			return err
+		}
+		if strings.HasPrefix(rel, stagingPrefix) && !strings.Contains(rel, "/") {
+			if d.IsDir() {
+				return filepath.SkipDir // another apply's staging folder
+			}
+			return nil
 		}
 		return cs.read(p, filepath.ToSlash(rel), filepath.Join(cs.Workspace, rel))
 	})
@@ -116,6 +135,8 @@ func (cs *ChangeSet) read(up, rel, real string) error {
 			c.Kind = ModeChanged
 		case st.Mtim != rst.Mtim:
 			c.Kind = Touched
+		case !maps.EqualFunc(userXattrs(up), userXattrs(real), bytes.Equal):
+			c.Kind = AttrChanged
 		default:
 			return nil // copied up, unchanged
 		}
@@ -251,4 +272,27 @@ func fileMode(m uint32) fs.FileMode {
 		mode |= fs.ModeSticky
 	}
 	return mode
+}
+
+// userXattrs returns a file's user extended attributes, less the
+// overlay's own.
+func userXattrs(p string) map[string][]byte {
+	buf := make([]byte, 4096)
+	n, err := unix.Llistxattr(p, buf)
+	if err != nil || n <= 0 {
+		return nil
+	}
+	out := map[string][]byte{}
+	for _, name := range strings.Split(strings.TrimRight(string(buf[:n]), "\x00"), "\x00") {
+		if !strings.HasPrefix(name, "user.") || strings.HasPrefix(name, "user.overlay.") {
+			continue
+		}
+		val := make([]byte, 64<<10)
+		m, err := unix.Lgetxattr(p, name, val)
+		if err != nil || m < 0 {
+			continue
+		}
+		out[name] = val[:m]
+	}
+	return out
 }

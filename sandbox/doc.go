@@ -8,9 +8,9 @@
 // command. Any set-up failure fails closed: the command does not run.
 //
 // Wrap rewrites an exec.Cmd so that starting it starts the sandbox's init
-// (lcp itself, started again through /proc/self/exe and recognised by this
-// package's init, before main), which builds the sandbox and runs the
-// original program in it:
+// (the binary itself, started again through /proc/self/exe and recognised
+// by Main, which the binary calls first in main), which builds the sandbox
+// and runs the original program in it:
 //
 //	cmd := exec.Command("/bin/sh", "-c", "make test")
 //	cmd.Dir = ws

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
@@ -17,12 +16,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The sandbox's init is lcp itself, started again through /proc/self/exe
-// with initEnv set: any binary that links this package (lcp, a test
-// binary, a Go host embedding lcp) can be its own sandbox init, because
-// the check runs in this package's init, before main (and on the main
-// thread, which the init keeps: it starts the command from there).
-func init() {
+// enterInit runs the sandbox's init, or the idmap holder, and exits when
+// the sandbox started this process as one (initEnv set); otherwise it
+// returns at once. Main calls it.
+func enterInit() {
 	v, ok := os.LookupEnv(initEnv)
 	if !ok {
 		return
@@ -81,7 +78,11 @@ func readConfig(arg string) (*initState, error) {
 // root, drops every privilege and starts the command, forwards signals to
 // it, reaps orphans, and exits when the command exits — after killing
 // whatever is left in the namespace (the kernel would too).
-func runInit(arg string) int {
+func runInit(arg string) (code int) {
+	quietInit()
+	var s *initState
+	defer quietFailure(&s, &code)
+	sigs := catchSignals()
 	s, err := readConfig(arg)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "lcp sandbox: %v\n", err)
@@ -121,7 +122,7 @@ func runInit(arg string) int {
 	if err != nil {
 		return s.fail(step, err)
 	}
-	return s.supervise(pid)
+	return s.supervise(pid, sigs)
 }
 
 // startCommand drops every capability, sets no_new_privs and restricts
@@ -174,14 +175,8 @@ func (s *initState) startCommand() (int, string, error) {
 
 // supervise waits for the command, forwarding signals to its process
 // group and reaping every orphan, and reports how it ended.
-func (s *initState) supervise(pid int) int {
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, unix.SIGTERM, unix.SIGINT, unix.SIGHUP, unix.SIGQUIT, unix.SIGUSR1, unix.SIGUSR2)
-	go func() {
-		for sig := range sigs {
-			_ = unix.Kill(-pid, sig.(syscall.Signal))
-		}
-	}()
+func (s *initState) supervise(pid int, sigs chan os.Signal) int {
+	go forwardSignals(sigs, pid)
 	var peak atomic.Int64
 	done := make(chan struct{})
 	go samplePeak(&peak, done)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -96,7 +95,9 @@ func (b *Box) plan() (*mountPlan, error) {
 		p.add(mountEntry{Kind: mountBind, Dst: w, Src: w, File: !fi.IsDir()})
 		p.readWrite = append(p.readWrite, w)
 	}
-	b.planWorkspace(p)
+	if err := b.planWorkspace(p); err != nil {
+		return nil, err
+	}
 	if pol.Network {
 		planResolver(p)
 	}
@@ -110,7 +111,7 @@ func (b *Box) plan() (*mountPlan, error) {
 	return p, nil
 }
 
-func (b *Box) planWorkspace(p *mountPlan) {
+func (b *Box) planWorkspace(p *mountPlan) error {
 	pol := &b.policy
 	ws := pol.Workspace
 	switch pol.Mode {
@@ -121,60 +122,80 @@ func (b *Box) planWorkspace(p *mountPlan) {
 		p.add(mountEntry{Kind: mountBind, Dst: ws, Src: ws})
 		p.readWrite = append(p.readWrite, ws)
 		if !pol.WritableVCS {
-			for _, d := range vcsPaths(ws) {
-				p.add(mountEntry{Kind: mountRebind, Dst: d, Optional: true})
+			paths, err := vcsPaths(ws)
+			if err != nil {
+				return err
+			}
+			for _, d := range paths {
+				p.add(mountEntry{Kind: mountRebind, Dst: d.Path, Optional: true})
 			}
 		}
 	default:
 		p.add(mountEntry{Kind: mountBind, Dst: ws, Src: ws, ReadOnly: true})
 	}
+	return nil
 }
 
-// vcsPaths lists the version control folders of a workspace, and the
-// folder of git hooks its configuration names when it lies inside.
-func vcsPaths(ws string) []string {
-	var out []string
+// vcsPaths lists what a Write run must not change: the version control
+// folders of the workspace and what git runs or loads from its
+// repositories (gitPaths). For a path git would use that does not exist
+// yet (an include target, a program), the first missing part of it is
+// created empty (a file when it is the path itself, else a folder), so
+// that it can be shown read-only: git reads an empty include as no
+// configuration and cannot run an empty program.
+func vcsPaths(ws string) ([]gitPath, error) {
+	var out []gitPath
 	for _, d := range VCSDirs {
 		if _, err := os.Lstat(filepath.Join(ws, d)); err == nil {
-			out = append(out, filepath.Join(ws, d))
+			out = append(out, gitPath{Path: filepath.Join(ws, d), Why: "a version control folder"})
 		}
 	}
-	if hooks := gitHooksPath(ws); hooks != "" && !slices.Contains(out, hooks) {
-		out = append(out, hooks)
+	found, err := gitPaths(ws)
+	if err != nil {
+		return nil, err
 	}
-	return out
+	for _, g := range found {
+		if slices.ContainsFunc(out, func(q gitPath) bool { return within(g.Path, q.Path) }) {
+			continue
+		}
+		p, err := placeholder(ws, g.Path)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: %s (%s) cannot be kept read-only: %w", g.Path, g.Why, err)
+		}
+		out = append(out, gitPath{Path: p, Why: g.Why})
+	}
+	return out, nil
 }
 
-// gitHooksPath reads core.hooksPath from .git/config (a plain reading:
-// git's own parser is not needed to find a path inside the workspace).
-func gitHooksPath(ws string) string {
-	raw, err := os.ReadFile(filepath.Join(ws, ".git", "config"))
-	if err != nil || len(raw) > 1<<20 {
-		return ""
+// placeholder returns the part of p, inside ws, to show read-only: p when
+// it exists, else its first missing part, created empty.
+func placeholder(ws, p string) (string, error) {
+	missing := p
+	for {
+		_, err := os.Lstat(missing)
+		if err == nil {
+			return missing, nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return "", err
+		}
+		parent := filepath.Dir(missing)
+		if _, err := os.Lstat(parent); err == nil {
+			break
+		}
+		if parent == ws || !within(parent, ws) {
+			return "", fmt.Errorf("the workspace does not exist")
+		}
+		missing = parent
 	}
-	section := ""
-	for _, line := range strings.Split(string(raw), "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "[") {
-			section = strings.ToLower(strings.Trim(line, "[] \t"))
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok || section != "core" || !strings.EqualFold(strings.TrimSpace(k), "hookspath") {
-			continue
-		}
-		v = strings.Trim(strings.TrimSpace(v), `"`)
-		if !filepath.IsAbs(v) {
-			v = filepath.Join(ws, v)
-		}
-		v = filepath.Clean(v)
-		if within(v, ws) && v != ws {
-			if _, err := os.Lstat(v); err == nil {
-				return v
-			}
-		}
+	if missing != p {
+		return missing, os.Mkdir(missing, 0o755)
 	}
-	return ""
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return "", err
+	}
+	return p, f.Close()
 }
 
 // planResolver shows the target of /etc/resolv.conf when it is a link out

@@ -33,7 +33,9 @@ func Python(interp string) (program string, paths []string) {
 	info := pythonInfo{program: interp}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, interp, "-c",
+	// -E: nothing from PYTHONPATH is imported by the probe (sys and site
+	// are loaded before the working folder enters sys.path).
+	out, err := exec.CommandContext(ctx, interp, "-E", "-c",
 		"import sys, site\nprint(sys.executable)\nprint(sys.prefix)\nprint(sys.base_prefix)\n"+
 			"print(site.getusersitepackages() if site.ENABLE_USER_SITE else '')").Output()
 	if err == nil {

@@ -269,7 +269,7 @@ mkfifo fifo`)
 		"chmod.sh":           "mode file risky=true",
 		"rename.txt":         "deleted file risky=true",
 		"renamed.txt":        "added file risky=false",
-		"touch.txt":          "touched file risky=false",
+		"touch.txt":          "touched file risky=true",
 		"newdir":             "added folder risky=false",
 		"newdir/sub":         "added folder risky=false",
 		"newdir/sub/new.txt": "added file risky=false",
@@ -391,12 +391,17 @@ func TestQuickRunAfterOwnWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The set is all or nothing: theirs.txt conflicts, so own.txt stays.
 	out := cs.Apply(func(*Change) bool { return true }, &l)
-	if _, err := os.Stat(filepath.Join(ws, "own.txt")); err == nil {
-		t.Errorf("own.txt kept: applied %v, conflicts %v, failed %v", out.Applied, out.Conflicts, out.Failed)
+	if len(out.Conflicts) != 1 || out.Conflicts[0].Path != "theirs.txt" || len(out.Withheld) != 1 {
+		t.Errorf("whole set: applied %v, conflicts %v, withheld %v, failed %v", out.Applied, out.Conflicts, out.Withheld, out.Failed)
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "theirs.txt")); string(b) != "theirs" {
 		t.Errorf("theirs.txt = %q: a file changed within the slack by someone else was deleted", b)
+	}
+	out = cs.Apply(func(c *Change) bool { return c.Path == "own.txt" }, &l)
+	if _, err := os.Stat(filepath.Join(ws, "own.txt")); err == nil {
+		t.Errorf("own.txt kept: applied %v, conflicts %v, failed %v", out.Applied, out.Conflicts, out.Failed)
 	}
 }
 

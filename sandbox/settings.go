@@ -229,9 +229,12 @@ func expandHome(p, home string) string {
 
 // toolPaths are the folders of a home that hold toolchains and the
 // programs they install (pyenv, nvm, rustup, go install, pip --user...):
-// programs, not secrets, shown read-only so that commands find them.
+// programs, not secrets, shown read-only so that commands find them. A
+// tool whose folder also keeps credentials is shown by its program
+// folders only: uv keeps its interpreters and tools next to credentials/.
 var toolPaths = []string{".pyenv", ".nvm", ".volta", ".bun", ".deno", ".rbenv", ".sdkman", ".rustup",
-	".cargo/bin", "go/bin", ".local/bin", ".local/lib", ".local/share/pipx", ".local/share/uv", ".nix-profile"}
+	".cargo/bin", "go/bin", ".local/bin", ".local/lib", ".local/share/pipx",
+	".local/share/uv/python", ".local/share/uv/tools", ".nix-profile"}
 
 // ToolPaths returns the toolchain folders of home that exist.
 func ToolPaths(home string) []string {

@@ -47,6 +47,8 @@ func (c Change) String() string {
 		return fmt.Sprintf("replaced %s (%s → %s)", c.Path, typeName(c.OldMode), c.Type)
 	case Touched:
 		return "new times for " + c.Path
+	case AttrChanged:
+		return "new extended attributes for " + c.Path
 	}
 	return fmt.Sprintf("%s %s %s (not applied)", c.Kind, c.Type, c.Path)
 }

@@ -60,6 +60,9 @@ func Wrap(cmd *exec.Cmd, p *Policy) (*Box, error) {
 	if st := Probe(); !st.Available {
 		return nil, fmt.Errorf("%w: %s", ErrUnsupported, st.Reason)
 	}
+	if !mainCalled.Load() {
+		return nil, ErrNoMain
+	}
 	return wrap(cmd, p)
 }
 
@@ -75,10 +78,12 @@ func wrap(cmd *exec.Cmd, p *Policy) (b *Box, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	b = &Box{policy: pol, id: id, start: time.Now(), ended: make(chan struct{}), drained: make(chan struct{})}
+	box := &Box{policy: pol, id: id, start: time.Now(), ended: make(chan struct{}), drained: make(chan struct{})}
+	b = box
 	defer func() {
 		if err != nil {
-			b.Close()
+			// Every return has set b to nil by now: close what was made.
+			box.Close()
 			b = nil
 		}
 	}()
@@ -143,6 +148,13 @@ func checkPolicy(p *Policy) (Policy, error) {
 	}
 	if pol.Workspace == "/" {
 		return Policy{}, errors.New("sandbox: the workspace cannot be the root folder")
+	}
+	// Through a link, what the sandbox protects in the workspace (git
+	// folders, hooks) would be looked up in the wrong place.
+	if real, err := filepath.EvalSymlinks(pol.Workspace); err != nil {
+		return Policy{}, fmt.Errorf("sandbox: workspace: %w", err)
+	} else if real != pol.Workspace {
+		return Policy{}, fmt.Errorf("sandbox: the workspace %s is reached through a symbolic link; name its real path %s", pol.Workspace, real)
 	}
 	for _, kv := range pol.Env {
 		if k, _, _ := strings.Cut(kv, "="); IsSecretName(k) {
@@ -252,6 +264,9 @@ func (b *Box) makeLayers() error {
 		return err
 	}
 	b.tmp = dir
+	if err := writeLayerOwner(dir); err != nil {
+		return err
+	}
 	for _, d := range []string{"upper", "work"} {
 		if err := os.Mkdir(filepath.Join(dir, d), 0o700); err != nil {
 			return err

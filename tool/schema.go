@@ -5,13 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
-	"sync"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
 
 // Schema is a compiled JSON schema, used to validate tool arguments,
@@ -19,37 +15,22 @@ import (
 // peers (MCP servers), so a schema can never make lcp load a file or URL:
 // every external $ref is refused.
 type Schema struct {
-	s    *jsonschema.Schema
+	v    *validator
 	fast *fastSchema // nil when the schema is outside the fast subset
 }
 
-// refuseLoader refuses every URL a schema refers to.
-type refuseLoader struct{}
-
-func (refuseLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("schema refers to %s: external references are not allowed", url)
-}
-
-// printer words the validator's messages; made at the first violation.
-var printer = sync.OnceValue(func() *message.Printer { return message.NewPrinter(language.English) })
-
-// CompileSchema compiles a JSON schema document.
+// CompileSchema compiles a JSON schema document (draft 2020-12, or draft-07
+// when its $schema says so).
 func CompileSchema(raw json.RawMessage) (*Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	doc, err := DecodeJSON(raw)
 	if err != nil {
 		return nil, fmt.Errorf("schema is not JSON: %w", err)
 	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(refuseLoader{})
-	const loc = "lcp:///schema.json"
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, fmt.Errorf("schema: %w", err)
-	}
-	s, err := c.Compile(loc)
+	v, err := newValidator(doc)
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
-	return &Schema{s: s, fast: compileFast(raw)}, nil
+	return &Schema{v: v, fast: compileFast(raw)}, nil
 }
 
 // ValidateJSON checks a JSON document against the schema and returns every
@@ -81,49 +62,29 @@ func (s *Schema) ValidateValidJSON(raw []byte) []Violation {
 	return s.Validate(v)
 }
 
-// DecodeJSON decodes a JSON document into the generic form Validate takes
-// (numbers as json.Number, so big integers stay exact).
+// DecodeJSON decodes one JSON document into the generic form Validate
+// takes (numbers as json.Number, so big integers stay exact).
 func DecodeJSON(raw []byte) (any, error) {
-	return jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("invalid character after the top-level value")
+	}
+	return v, nil
 }
 
 // Validate checks a decoded value (as DecodeJSON gives) against the schema
 // and returns every violation at the leaves, sorted by pointer; nil means
 // valid.
 func (s *Schema) Validate(v any) []Violation {
-	err := s.s.Validate(v)
-	if err == nil {
-		return nil
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return []Violation{{Message: err.Error()}}
-	}
 	var out []Violation
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			out = append(out, Violation{Pointer: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer())})
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
+	s.v.validate(s.v.root, v, "", 0, &out)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
 	return out
-}
-
-// pointer renders an instance location as a JSON pointer (RFC 6901).
-func pointer(loc []string) string {
-	var b strings.Builder
-	for _, p := range loc {
-		b.WriteByte('/')
-		p = strings.ReplaceAll(p, "~", "~0")
-		b.WriteString(strings.ReplaceAll(p, "/", "~1"))
-	}
-	return b.String()
 }
 
 func validateForm(r *Request, obj map[string]any) error {

@@ -8,7 +8,7 @@ import _ "embed"
 //go:embed lcp_worker.py
 var workerSource []byte
 
-// bootstrap is passed with python -c. It must stay valid in old Pythons
+// bootstrap is passed with python -I -c (see workerCommand). It must stay valid in old Pythons
 // (even 2.7) so that a too-old interpreter answers with its version instead
 // of a syntax error: it announces the version and stops, or reads the
 // program from fd 3 (its source, then optionally its compiled code from an

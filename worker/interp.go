@@ -34,7 +34,9 @@ func (p *Pool) interpreter() (name, exe string, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), p.opts.StartTimeout)
 	defer cancel()
 	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, path, "-c", probeScript)
+	// -E -s (known to every Python, unlike -I): the probe imports nothing
+	// from the folder or variables lcp runs it with.
+	cmd := exec.CommandContext(ctx, path, "-E", "-s", "-c", probeScript)
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {

@@ -1,6 +1,6 @@
 """The Python side of the lcp worker runtime (SPEC.md sections 7 and 8).
 
-The Go engine starts this program with ``python3 -c BOOTSTRAP`` (see
+The Go engine starts this program with ``python3 -I -c BOOTSTRAP`` (see
 bootstrap.go).  The bootstrap checks the interpreter version, reads this
 source as the first frame of the call pipe and calls :func:`main`.
 
@@ -2566,11 +2566,60 @@ def _set_name(name: bytes) -> None:
             pass
 
 
-def _remove_cwd_from_path() -> None:
-    # With -c, sys.path[0] is the CWD, i.e. the workspace: files a tool
-    # writes there must not shadow modules.
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _extend_path(environ: Dict[str, str]) -> None:
+    """Add the user's PYTHONPATH and user site-packages after start-up.
+
+    The engine starts the interpreter isolated (``-I``): neither the working
+    folder (the workspace), nor PYTHONPATH, nor the user's site-packages was
+    on sys.path while this program and its standard modules were imported,
+    so nothing a tool wrote into the workspace could run.  The folders the
+    user asked for are added now, after the standard library's entries so
+    that they cannot shadow it, and never when they lie inside the
+    workspace or are relative (relative entries name the workspace).
+    """
+    if environ.get("PYTHONDONTWRITEBYTECODE"):
+        sys.dont_write_bytecode = True
+    # Whatever an old engine or -c left at the front names the workspace.
     while sys.path and sys.path[0] in ("", "."):
         sys.path.pop(0)
+    try:
+        cwd = os.path.realpath(os.getcwd())
+    except OSError:
+        cwd = ""
+
+    def allowed(d: str) -> bool:
+        if not d or not os.path.isabs(d):
+            return False
+        return not (cwd and _inside(os.path.realpath(d), cwd))
+
+    at = len(sys.path)
+    for i, d in enumerate(sys.path):
+        if os.path.basename(d) in ("site-packages", "dist-packages"):
+            at = i
+            break
+    extra = [d for d in environ.get("PYTHONPATH", "").split(os.pathsep) if allowed(d)]
+    # As site does: no user site for a process whose ids were changed.
+    same_ids = not hasattr(os, "geteuid") or (os.geteuid() == os.getuid() and os.getegid() == os.getgid())
+    if not environ.get("PYTHONNOUSERSITE") and same_ids:
+        import site
+
+        user = site.getusersitepackages()
+        if isinstance(user, str) and allowed(user) and os.path.isdir(user):
+            before = list(sys.path)
+            site.addsitedir(user)
+            added = [d for d in sys.path if d not in before]
+            sys.path[:] = before
+            extra.extend(added)
+    seen = set(sys.path)
+    for d in extra:
+        if d not in seen:
+            seen.add(d)
+            sys.path.insert(at, d)
+            at += 1
 
 
 def _read_exact(fd: int, n: int) -> Optional[bytes]:
@@ -2598,7 +2647,7 @@ def read_start_frame(fd: int) -> Optional[WorkerConfig]:
 
 def main() -> None:
     """Entry point called by the bootstrap (guardian, then worker)."""
-    _remove_cwd_from_path()
+    _extend_path(dict(os.environ))
     config = read_start_frame(CALL_FD)
     if config is None:
         os._exit(0)

@@ -99,10 +99,15 @@ type childFiles struct {
 // workerCommand builds the command of a worker process: the bootstrap run
 // by the interpreter in the workspace, with the protocol pipes as its file
 // descriptors 3 to 6 (see lcp_worker.py).
+//
+// The interpreter runs isolated (-I: no working folder, PYTHON* variables
+// or user site-packages on sys.path, and safe_path on 3.11), so nothing in
+// the workspace is imported while the worker starts; the worker adds the
+// user's PYTHONPATH and user site itself once its own modules are loaded.
 func (p *Pool) workerCommand(python, exe, dir string, f childFiles) *exec.Cmd {
 	return &exec.Cmd{
 		Path:       exe,
-		Args:       []string{python, "-c", bootstrap},
+		Args:       []string{python, "-I", "-c", bootstrap},
 		Dir:        dir,
 		Env:        p.workerEnv(),
 		Stdout:     f.out,

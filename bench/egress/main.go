@@ -38,6 +38,7 @@ import (
 const serveArg = "lcp-bench-egress-server"
 
 func main() {
+	sandbox.Main() // first: this binary is also the sandbox's init
 	if len(os.Args) > 1 && os.Args[1] == serveArg {
 		serve()
 		return

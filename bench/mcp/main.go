@@ -39,12 +39,15 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lcptools/lcp/internal/cli"
 	"github.com/lcptools/lcp/mcp"
 	"github.com/lcptools/lcp/native"
+	"github.com/lcptools/lcp/sandbox"
 	"github.com/lcptools/lcp/tool"
 )
 
 func main() {
+	sandbox.Main() // first: this binary is also the sandbox's init
 	serve := flag.String("serve", "", "internal: serve lcp's side at this address")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of lcp's server to this `file`")
 	sessions := flag.Int("sessions", 8, "concurrent client sessions")
@@ -56,7 +59,7 @@ func main() {
 	// The server's garbage is mostly the SDK's per-message JSON decoder
 	// buffers (32 KiB each): like `lcp mcp`, both the server and this
 	// client collect less often than Go's default.
-	mcp.TuneGC()
+	cli.TuneGC(context.Background(), os.Getenv)
 	if *serve != "" {
 		if *cpuprofile != "" {
 			f, err := os.Create(*cpuprofile)

@@ -8,10 +8,13 @@
 # server process alone), and the CPU ratio against the first server.
 #
 #   bench/mcpserve/run.sh                      # ts against lcp, 5 rounds
+#   bench/mcpserve/run.sh gosdk golcp          # a native Go tool: the bare Go SDK against lcp
 #   bench/mcpserve/run.sh -rounds 7 ts lcp 'stateless::--stateless' 'gogc100:GOGC=100:'
 #   bench/mcpserve/run.sh ts lcp 'before:::/tmp/lcp-before'   # an earlier build in the same run
 #
-# A variant is ts, lcp, or NAME:ENV=V[,ENV=V...]:LCP-FLAGS[:LCP-BINARY]
+# A variant is ts, lcp, gosdk (the Go SDK's server with tool_echo in Go),
+# golcp (the same Go tool as a native lcp tool served by mcp.NewServer;
+# both from bench/mcpserve/goserver), or NAME:ENV=V[,ENV=V...]:LCP-FLAGS[:LCP-BINARY]
 # (lcp with that environment and those flags; the binary built from this
 # tree unless another is named).
 # Needs node and the npm peers of package mcp (cd mcp/testdata/node && npm ci).
@@ -43,6 +46,7 @@ def tool_echo(x: int = 0) -> dict:
     return {"success": True, "output": str(x)}
 PY
 go build -o "$tmp/lcp" ./cmd/lcp
+go build -o "$tmp/goserver" ./bench/mcpserve/goserver
 
 tree() { echo "$1"; for c in $(pgrep -P "$1" || true); do tree "$c"; done; }
 ticks() { local t=0; for p in "$@"; do [ -r "/proc/$p/stat" ] && t=$((t + $(sed 's/.*) //' "/proc/$p/stat" | awk '{print $12+$13}'))); done; echo $t; }
@@ -53,6 +57,8 @@ one() { # variant -> "calls_per_s p50 p99 cpu_ms_per_1000 own_ms_per_1000"
   port=$((port + 1))
   case $v in
     ts) node "$here/ts_server.mjs" $port >/dev/null 2>&1 & pid=$! ;;
+    golcp) "$tmp/goserver" lcp $port >/dev/null 2>&1 & pid=$! ;;
+    gosdk) "$tmp/goserver" sdk $port >/dev/null 2>&1 & pid=$! ;;
     lcp) "$tmp/lcp" mcp --tools "$tmp/tools" --http 127.0.0.1:$port --no-token >/dev/null 2>&1 & pid=$! ;;
     *) IFS=: read -r name envs flags bin <<<"$v"
        env $(tr ',' ' ' <<<"$envs") "${bin:-$tmp/lcp}" mcp --tools "$tmp/tools" --http 127.0.0.1:$port --no-token $flags >/dev/null 2>&1 & pid=$! ;;

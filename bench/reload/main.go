@@ -24,9 +24,11 @@ import (
 
 	"github.com/lcptools/lcp"
 	"github.com/lcptools/lcp/mcp"
+	"github.com/lcptools/lcp/sandbox"
 )
 
 func main() {
+	sandbox.Main() // first: this binary is also the sandbox's init
 	n := flag.Int("n", 20, "writes measured")
 	quiet := flag.Duration("quiet", 100*time.Millisecond, "the watcher's quiet period (Config.WatchQuiet)")
 	flag.Parse()

@@ -5,14 +5,14 @@
 //	    mode (sandboxed, copy-on-write) and in strict mode (sandboxed,
 //	    direct writes), against full_access (no sandbox); the runs
 //	    alternate so that all see the same machine load;
-//	(b) the commit of a run that changed one file in a 10,000-file
-//	    workspace (reading the change set from the upper layer and
-//	    applying it), against writing the same file directly (a new inode
-//	    renamed into place).
+//	(b) the commit of a run that changed one file, and of one that
+//	    changed 1,000 files, in a 10,000-file workspace (reading the change
+//	    set from the upper layer and applying it as one transaction), with
+//	    the apply's syncs against without them (ChangeSet.NoSync).
 //
 // Run it from the repository root on a machine with the sandbox:
 //
-//	go run ./bench/sandbox [-n 200] [-files 10000]
+//	go run ./bench/sandbox [-n 200] [-files 10000] [-changed 1000] [-latency=false]
 package main
 
 import (
@@ -33,14 +33,19 @@ import (
 )
 
 func main() {
+	sandbox.Main() // first: this binary is also the sandbox's init
 	n := flag.Int("n", 200, "calls per mode")
 	files := flag.Int("files", 10000, "files in the commit benchmark's workspace")
+	lat := flag.Bool("latency", true, "measure the shell tool's latency too")
+	changed := flag.Int("changed", 1000, "files changed in the commit benchmark's second case (0: none)")
 	flag.Parse()
 	if st := sandbox.Probe(); !st.Available {
 		log.Fatalf("no sandbox here: %s", st.Reason)
 	}
-	latency(*n)
-	commit(*files, max(*n/4, 20))
+	if *lat {
+		latency(*n)
+	}
+	commit(*files, *changed, max(*n/4, 20))
 }
 
 // latency measures `true` through the shell tool at three levels.
@@ -86,9 +91,10 @@ func latency(n int) {
 	}
 }
 
-// commit measures the commit of a copy-on-write run that changed one file
-// of a large workspace.
-func commit(files, rounds int) {
+// commit measures the commit of copy-on-write runs that changed one file
+// and 1,000 files of a large workspace, with the apply's syncs (durable,
+// the default) and without them (NoSync), alternating round by round.
+func commit(files, changed, rounds int) {
 	ws, err := os.MkdirTemp("", "bench-commit-")
 	if err != nil {
 		log.Fatal(err)
@@ -105,53 +111,63 @@ func commit(files, rounds int) {
 			log.Fatal(err)
 		}
 	}
-	target := filepath.Join(ws, "d050", "f05000.txt")
+	// The middle file (any -files value has one), and the first 1,000.
+	mid := files / 2
+	one := fmt.Sprintf("d%03d/f%05d.txt", mid/100, mid)
+	many := min(changed, files)
+	manyCmd := fmt.Sprintf(`i=0; for f in d*/f*.txt; do [ $i -ge %d ] && break; echo changed >> "$f"; i=$((i+1)); done`, many)
 	time.Sleep(50 * time.Millisecond) // older than the runs
-	var commits, direct []time.Duration
-	for r := range rounds {
-		cmd := exec.Command("/bin/sh", "-c", "echo changed >> d050/f05000.txt")
-		cmd.Dir = ws
-		box, err := sandbox.Wrap(cmd, &sandbox.Policy{Workspace: ws, Mode: sandbox.CopyOnWrite, Env: []string{"PATH=/usr/bin:/bin"}})
-		if err != nil {
-			log.Fatal(err)
-		}
-		err = cmd.Start()
-		box.Started()
-		if err != nil {
-			log.Fatal(err)
-		}
-		if err := cmd.Wait(); err != nil {
-			log.Fatal(err)
-		}
-		start := time.Now()
-		cs, err := box.Changes(nil)
-		if err != nil {
-			log.Fatal(err)
-		}
-		out := cs.Apply(func(*sandbox.Change) bool { return true }, nil)
-		commits = append(commits, time.Since(start))
-		if len(out.Applied) != 1 {
-			log.Fatalf("round %d: applied %v, conflicts %v, failed %v", r, out.Applied, out.Conflicts, out.Failed)
-		}
-		box.Close()
-
-		// The reference: the same change written directly, as a new
-		// inode renamed into place.
-		content, _ := os.ReadFile(target)
-		start = time.Now()
-		tmp := target + ".tmp"
-		if err := os.WriteFile(tmp, append(content, "changed\n"...), 0o644); err != nil {
-			log.Fatal(err)
-		}
-		if err := os.Rename(tmp, target); err != nil {
-			log.Fatal(err)
-		}
-		direct = append(direct, time.Since(start))
-		time.Sleep(50 * time.Millisecond) // the next run begins well after this change
+	cases := []struct {
+		n      int
+		script string
+	}{{1, "echo changed >> " + one}, {many, manyCmd}}
+	if many == 0 {
+		cases = cases[:1]
 	}
-	fmt.Printf("commit of a run that changed 1 file in a %d-file workspace, %d rounds:\n", files, rounds)
-	fmt.Printf("  change set + apply  p50 %6.2f ms  p90 %6.2f ms\n", ms(pct(commits, 50)), ms(pct(commits, 90)))
-	fmt.Printf("  direct write        p50 %6.2f ms  (reference; %.1fx)\n", ms(pct(direct, 50)), float64(pct(commits, 50))/float64(pct(direct, 50)))
+	for _, tc := range cases {
+		times := map[bool][]time.Duration{}
+		for r := range 2 * rounds {
+			nosync := r%2 == 1
+			times[nosync] = append(times[nosync], commitOnce(ws, tc.script, tc.n, nosync))
+			time.Sleep(50 * time.Millisecond) // the next run begins well after this change
+		}
+		d, n := pct(times[false], 50), pct(times[true], 50)
+		fmt.Printf("commit of a run that changed %d file(s) in a %d-file workspace, %d rounds each (alternating):\n", tc.n, files, rounds)
+		fmt.Printf("  durable (synced)  p50 %7.2f ms  p90 %7.2f ms  (%.2fx the unsynced apply)\n", ms(d), ms(pct(times[false], 90)), float64(d)/float64(n))
+		fmt.Printf("  NoSync            p50 %7.2f ms  p90 %7.2f ms\n", ms(n), ms(pct(times[true], 90)))
+	}
+}
+
+// commitOnce runs script in a copy-on-write sandbox over ws and returns
+// how long reading and applying its change set took.
+func commitOnce(ws, script string, want int, nosync bool) time.Duration {
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Dir = ws
+	box, err := sandbox.Wrap(cmd, &sandbox.Policy{Workspace: ws, Mode: sandbox.CopyOnWrite, Env: []string{"PATH=/usr/bin:/bin"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer box.Close()
+	err = cmd.Start()
+	box.Started()
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		log.Fatal(err)
+	}
+	start := time.Now()
+	cs, err := box.Changes(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	cs.NoSync = nosync
+	out := cs.Apply(func(*sandbox.Change) bool { return true }, nil)
+	d := time.Since(start)
+	if len(out.Applied) != want {
+		log.Fatalf("applied %d, conflicts %v, failed %v", len(out.Applied), out.Conflicts, out.Failed)
+	}
+	return d
 }
 
 func pct(ds []time.Duration, p int) time.Duration {

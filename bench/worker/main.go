@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/lcptools/lcp"
+	"github.com/lcptools/lcp/sandbox"
 	"github.com/lcptools/lcp/tool"
 	"github.com/lcptools/lcp/worker"
 )
@@ -92,6 +93,7 @@ func (r *ref) close() {
 }
 
 func main() {
+	sandbox.Main() // first: this binary is also the sandbox's init
 	n := flag.Int("n", 5000, "warm calls measured for (a), in 10 batches")
 	rounds := flag.Int("rounds", 6, "rounds of two CPU-bound calls for (b)")
 	python := flag.String("python", "python3", "interpreter")

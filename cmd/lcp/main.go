@@ -6,6 +6,10 @@ import (
 	"os"
 
 	"github.com/lcptools/lcp/internal/cli"
+	"github.com/lcptools/lcp/sandbox"
 )
 
-func main() { os.Exit(cli.Main(cli.System())) }
+func main() {
+	sandbox.Main() // first: this binary is also the sandbox's init
+	os.Exit(cli.Main(cli.System()))
+}

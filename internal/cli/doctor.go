@@ -23,6 +23,8 @@ type DoctorOptions struct {
 	// probe reports what the machine allows (sandbox.Probe; tests
 	// replace it).
 	probe func() sandbox.Status
+	// recovery is what the engine's start recovered in the workspace.
+	recovery *sandbox.Recovery
 }
 
 // NewCmdDoctor returns lcp doctor; runF runs it (nil: runDoctor), so that
@@ -69,13 +71,21 @@ func runDoctor(o *DoctorOptions) error {
 	if err != nil {
 		return err
 	}
+	rec := recoveryLines(o.recovery)
 	if o.json {
 		return writeJSON(o.env.Stdout, struct {
 			sandbox.Status
 			Containment []containedRow `json:"containment"`
-		}{st, rows})
+			Recovery    []string       `json:"recovery,omitempty"`
+		}{st, rows, rec})
 	}
 	writeDoctor(o.env.Stdout, st)
+	if len(rec) > 0 {
+		fmt.Fprintln(o.env.Stdout, "\nRecovery of the workspace (what dead lcp processes left)")
+		for _, l := range rec {
+			fmt.Fprintln(o.env.Stdout, "  "+l)
+		}
+	}
 	fmt.Fprintln(o.env.Stdout, "\nWhat runs where")
 	for _, r := range rows {
 		mark := "box    "
@@ -103,6 +113,7 @@ func (o *DoctorOptions) containment() ([]containedRow, error) {
 		return nil, err
 	}
 	defer eng.Close()
+	o.recovery = eng.Recovery()
 	libs, err := eng.Libraries(context.Background())
 	if err != nil {
 		return nil, err
@@ -217,4 +228,19 @@ func warnNoSandbox(env *Env, probe func() sandbox.Status) {
 	}
 	fmt.Fprintf(env.Stderr, "lcp: warning: no kernel sandbox here (%s); safe mode asks before anything not proven read-only (see lcp doctor)\n",
 		strings.TrimSuffix(st.Reason, "."))
+}
+
+// recoveryLines says what the engine's start recovered in the workspace.
+func recoveryLines(r *sandbox.Recovery) []string {
+	if r.Empty() {
+		return nil
+	}
+	lines := append([]string(nil), r.Completed...)
+	for _, p := range r.Removed {
+		lines = append(lines, "removed "+p)
+	}
+	for _, err := range r.Errors {
+		lines = append(lines, "could not recover: "+err.Error())
+	}
+	return lines
 }

@@ -173,3 +173,28 @@ func TestDoctorSaysWhatRunsOutsideABox(t *testing.T) {
 		t.Errorf("list --libraries:\n%s", stdout)
 	}
 }
+
+// doctor's engine recovers the workspace and tells what it removed.
+func TestDoctorTellsRecovery(t *testing.T) {
+	ws := t.TempDir()
+	t.Chdir(ws)
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv("TMPDIR", t.TempDir())
+	// A staging folder of a process that is gone: no process started at
+	// the last tick a start time can name.
+	stale := filepath.Join(ws, ".lcp-txn-1-18446744073709551615-ab")
+	if err := os.MkdirAll(stale, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	o := &DoctorOptions{env: &Env{Stdout: &out}, probe: func() sandbox.Status { return sandbox.Status{} }}
+	if err := runDoctor(o); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "removed "+stale) {
+		t.Errorf("doctor does not tell the recovery:\n%s", out.String())
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("the stale staging folder is still there")
+	}
+}

@@ -332,7 +332,7 @@ func runMCP(o *MCPOptions) error {
 			fmt.Fprintln(env.Stderr, "lcp mcp: listing the reloaded tools: "+err.Error())
 		}
 	})
-	mcp.TuneGC()
+	TuneGC(ctx, env.Getenv)
 
 	if !useHTTP {
 		// stdout carries the protocol: everything else goes to stderr.

@@ -33,6 +33,7 @@ import (
 	"github.com/lcptools/lcp/hitl"
 	"github.com/lcptools/lcp/mcp"
 	"github.com/lcptools/lcp/mcp/oauth"
+	"github.com/lcptools/lcp/sandbox"
 	"github.com/lcptools/lcp/tool"
 )
 
@@ -44,6 +45,7 @@ const cimdURL = "https://conformance-test.local/client-metadata.json"
 const alias = "suite"
 
 func main() {
+	sandbox.Main() // first: this binary is also the sandbox's init
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()

@@ -40,6 +40,7 @@ import (
 	"github.com/lcptools/lcp"
 	"github.com/lcptools/lcp/mcp"
 	"github.com/lcptools/lcp/native"
+	"github.com/lcptools/lcp/sandbox"
 	"github.com/lcptools/lcp/tool"
 )
 
@@ -51,6 +52,7 @@ var library embed.FS
 const pollAfter = 500 * time.Millisecond
 
 func main() {
+	sandbox.Main() // first: this binary is also the sandbox's init
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
