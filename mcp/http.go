@@ -44,8 +44,10 @@ type HTTPOptions struct {
 	SessionTimeout time.Duration
 	// MaxSessions caps the sessions the server keeps: when it is full, a
 	// client opening a session takes the place of the session idle the
-	// longest (for a minute at least), or gets 503 with a JSON-RPC error
-	// saying why. DefaultMaxSessions when zero, negative for no limit.
+	// longest, however briefly idle, so that no client can lock others
+	// out; only when every session is serving a request does it get 503
+	// with a JSON-RPC error saying why. DefaultMaxSessions when zero,
+	// negative for no limit.
 	MaxSessions int
 	// MaxBatch and MaxBatchBytes cap a JSON-RPC batch (count of messages,
 	// size), which only clients of revisions before 2025-06-18 may send;
@@ -370,7 +372,7 @@ func (g *guard) servePOST(w http.ResponseWriter, r *http.Request) {
 			}
 			s.refused("sessions")
 			writeRPCError(w, http.StatusServiceUnavailable, id, &jsonrpc.Error{Code: CodeUnavailable,
-				Message: fmt.Sprintf("the server holds %d sessions, its limit: try again later (idle sessions are closed after %s)", g.opts.MaxSessions, g.opts.SessionTimeout)})
+				Message: fmt.Sprintf("the server holds %d sessions, its limit, each serving a request: try again when one has finished", g.opts.MaxSessions)})
 			return
 		}
 		defer s.sessions.unreserve()

@@ -43,10 +43,6 @@ const (
 	DefaultDrainTimeout = 30 * time.Second
 )
 
-// evictAfter is how long a session must have been idle before a new one
-// may take its place when the server is full.
-var evictAfter = time.Minute
-
 // JSON-RPC error codes of lcp's limits (in the range JSON-RPC leaves to
 // servers). Over HTTP they come with status 429 and 503, so that a client
 // or a load balancer can tell them apart without reading the body.
@@ -233,8 +229,11 @@ func (t *sessionTable) count() int {
 }
 
 // reserve takes a slot for a session about to be created, making room by
-// closing the session idle the longest (for at least evictAfter) when
-// the table is full; false when there is no room. max <= 0: no limit.
+// closing the session idle the longest when the table is full, however
+// briefly it has been idle, so that clients opening sessions cannot lock
+// others out. Only a session serving a request is never closed: false
+// when every session is serving one (which the limits on calls in flight
+// make rare). max <= 0: no limit.
 func (t *sessionTable) reserve(max int) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -244,9 +243,8 @@ func (t *sessionTable) reserve(max int) bool {
 	}
 	var oldest *sessionEntry
 	var oldestID string
-	now := time.Now().UnixNano()
 	for id, e := range t.byID {
-		if e.active.Load() > 0 || now-e.lastSeen.Load() < int64(evictAfter) {
+		if e.active.Load() > 0 {
 			continue
 		}
 		if oldest == nil || e.lastSeen.Load() < oldest.lastSeen.Load() {

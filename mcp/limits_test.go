@@ -101,43 +101,88 @@ func TestBatchLimits(t *testing.T) {
 	}
 }
 
-// TestSessionLimit: a full server refuses a new session with 503 and a
-// clear error, serves the sessions it has, and makes room by closing the
-// session idle the longest once it has been idle long enough.
+// TestSessionLimit: a full server makes room for a new session by
+// closing the session idle the longest, however briefly idle, so that a
+// client opening sessions cannot lock others out; it serves the sessions
+// it keeps, and refuses a new session with 503 and a clear error only when
+// every session is serving a request.
 func TestSessionLimit(t *testing.T) {
 	srv := newTestServer(t, nil)
 	url := serveHTTP(t, srv, &HTTPOptions{MaxSessions: 2})
+	call := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`
+	headers := func(id string) map[string]string {
+		return map[string]string{"Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18"}
+	}
 	first := openRawSession(t, url, "2025-06-18")
 	second := openRawSession(t, url, "2025-06-18")
-	resp := post(t, url, initBody, nil, false)
-	if resp.StatusCode != http.StatusServiceUnavailable {
-		t.Fatalf("third session: status %d, want 503", resp.StatusCode)
+	if resp := post(t, url, call, headers(first), false); resp.StatusCode != http.StatusOK {
+		t.Fatalf("call in the first session: %d", resp.StatusCode)
 	}
-	if code, msg := rpcErrorOf(t, resp); code != CodeUnavailable || !strings.Contains(msg, "2 sessions, its limit") {
-		t.Errorf("third session refused with %d %q", code, msg)
-	}
-	call := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`
-	h := map[string]string{"Mcp-Session-Id": second, "Mcp-Protocol-Version": "2025-06-18"}
-	if resp := post(t, url, call, h, false); resp.StatusCode != http.StatusOK {
-		t.Errorf("call in an existing session: %d", resp.StatusCode)
-	}
-	if srv.Sessions() != 2 {
-		t.Errorf("Sessions() = %d", srv.Sessions())
-	}
-
-	old := evictAfter
-	evictAfter = 0
-	t.Cleanup(func() { evictAfter = old })
+	// The second session is now the one idle the longest: a third client
+	// gets in at once, in its place.
 	third := openRawSession(t, url, "2025-06-18")
 	if third == "" {
-		t.Fatal("no room made")
+		t.Fatal("no room made for a third session")
 	}
-	// The first session was idle the longest: it is gone.
-	h = map[string]string{"Mcp-Session-Id": first, "Mcp-Protocol-Version": "2025-06-18"}
 	if !eventually(func() bool {
-		return post(t, url, call, h, false).StatusCode == http.StatusNotFound
+		return post(t, url, call, headers(second), false).StatusCode == http.StatusNotFound
 	}) {
 		t.Error("the session idle the longest was not closed")
+	}
+	for _, id := range []string{first, third} {
+		if resp := post(t, url, call, headers(id), false); resp.StatusCode != http.StatusOK {
+			t.Errorf("call in a kept session: %d", resp.StatusCode)
+		}
+	}
+	if !eventually(func() bool { return srv.Sessions() == 2 }) {
+		t.Errorf("Sessions() = %d, want 2", srv.Sessions())
+	}
+}
+
+// TestSessionLimitBusy: when every session the table holds is serving a
+// request, no slot is made (the HTTP server then answers 503 naming the
+// limit), and the busy sessions are left alone.
+func TestSessionLimitBusy(t *testing.T) {
+	var tbl sessionTable
+	e := &sessionEntry{}
+	e.active.Store(1)
+	tbl.byID = map[string]*sessionEntry{"busy": e}
+	if tbl.reserve(1) {
+		t.Fatal("a slot was taken from a session serving a request")
+	}
+	if tbl.get("busy") != e {
+		t.Error("the busy session was dropped")
+	}
+	if !tbl.reserve(2) {
+		t.Error("no slot under the limit")
+	}
+}
+
+// TestSessionLimitAllBusy: a server whose only session is serving a call
+// refuses a new session with 503 and a JSON-RPC error saying why, and the
+// call finishes.
+func TestSessionLimitAllBusy(t *testing.T) {
+	srv := newTestServer(t, nil)
+	url := serveHTTP(t, srv, &HTTPOptions{MaxSessions: 1})
+	a := goClient(t, &sdk.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, "2025-06-18", nil, nil, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	slowStarted.reset()
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.CallTool(ctx, &sdk.CallToolParams{Name: "slow", Arguments: map[string]any{"ms": 3000}})
+		done <- err
+	}()
+	slowStarted.wait(t, 10*time.Second)
+	resp := post(t, url, initBody, nil, false)
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("second session: status %d, want 503", resp.StatusCode)
+	}
+	if code, msg := rpcErrorOf(t, resp); code != CodeUnavailable || !strings.Contains(msg, "1 sessions, its limit, each serving a request") {
+		t.Errorf("second session refused with %d %q", code, msg)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("the slow call: %v", err)
 	}
 }
 

@@ -58,15 +58,14 @@ func TestSuiteScenarios(t *testing.T) {
 		t.Fatalf("building the fixture: %v\n%s", err, out)
 	}
 
-	// Every client scenario the suite lists is run here.
-	list, err := exec.Command(node, cli, "list", "--client").CombinedOutput()
+	// Every client scenario the suite requires for the revision is run here.
+	required, err := suitecli.Required(node, cli, "client", suitecli.Revision)
 	if err != nil {
-		t.Fatalf("listing the scenarios: %v\n%s", err, list)
+		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(list), "\n") {
-		name, ok := strings.CutPrefix(strings.TrimSpace(line), "- ")
-		if ok && !slices.Contains(scenarios, name) {
-			t.Errorf("the suite has a client scenario lcp does not run: %s", name)
+	for _, name := range required {
+		if !slices.Contains(scenarios, name) {
+			t.Errorf("the suite requires a client scenario of %s lcp does not run: %s", suitecli.Revision, name)
 		}
 	}
 
@@ -76,7 +75,7 @@ func TestSuiteScenarios(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 			defer cancel()
 			run := func() ([]byte, error) {
-				cmd := exec.CommandContext(ctx, node, cli, "client", "--command", bin, "--scenario", sc)
+				cmd := exec.CommandContext(ctx, node, append([]string{cli, "client", "--command", bin, "--scenario", sc}, suitecli.VersionArgs(required, sc)...)...)
 				cmd.Dir = t.TempDir()
 				return cmd.CombinedOutput()
 			}
@@ -109,7 +108,7 @@ func TestSuiteScenarios(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("MCP conformance suite 0.1.13, client scenarios (passed/total checks):\n%s", strings.Join(summary, "\n"))
+	t.Logf("MCP conformance suite 0.2.0-alpha.12 at %s, client scenarios (passed/total checks):\n%s", suitecli.Revision, strings.Join(summary, "\n"))
 }
 
 // lateOnly reports whether the only problem of a run is sse-retry's

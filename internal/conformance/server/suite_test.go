@@ -120,23 +120,14 @@ func TestSuiteScenarios(t *testing.T) {
 		t.Skip("python3 is not installed: the fixture's Python library cannot run")
 	}
 
-	list, err := exec.Command(node, cli, "list", "--server").CombinedOutput()
+	required, err := suitecli.Required(node, cli, "server", suitecli.Revision)
 	if err != nil {
-		t.Fatalf("listing the scenarios: %v\n%s", err, list)
+		t.Fatal(err)
 	}
-	listed := 0
-	for _, line := range strings.Split(string(list), "\n") {
-		name, ok := strings.CutPrefix(strings.TrimSpace(line), "- ")
-		if !ok {
-			continue
-		}
-		listed++
+	for _, name := range required {
 		if !slices.Contains(scenarios, name) {
-			t.Errorf("the suite has a server scenario lcp does not run: %s", name)
+			t.Errorf("the suite requires a server scenario of %s lcp does not run: %s", suitecli.Revision, name)
 		}
-	}
-	if listed != len(scenarios) {
-		t.Errorf("the suite lists %d server scenarios, lcp runs %d", listed, len(scenarios))
 	}
 
 	url := startFixture(t)
@@ -145,7 +136,7 @@ func TestSuiteScenarios(t *testing.T) {
 		t.Run(sc, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, node, cli, "server", "--url", url, "--scenario", sc)
+			cmd := exec.CommandContext(ctx, node, append([]string{cli, "server", "--url", url, "--scenario", sc}, suitecli.VersionArgs(required, sc)...)...)
 			cmd.Dir = t.TempDir()
 			out, err := cmd.CombinedOutput()
 			m := suitecli.ResultLine.FindSubmatch(out)
@@ -168,5 +159,5 @@ func TestSuiteScenarios(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("MCP conformance suite 0.1.13, server scenarios (passed/total checks):\n%s", strings.Join(summary, "\n"))
+	t.Logf("MCP conformance suite 0.2.0-alpha.12 at %s, server scenarios (passed/total checks):\n%s", suitecli.Revision, strings.Join(summary, "\n"))
 }
