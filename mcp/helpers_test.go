@@ -98,15 +98,24 @@ func testInventory(t testing.TB) *native.Toolset {
 			})),
 		must(native.Func(tool.Info{Name: "slow", Description: "Works until cancelled or done.", InputSchema: obj(`{"type":"object","properties":{"ms":{"type":"integer"}}}`)},
 			func(ctx context.Context, args map[string]any) (any, error) {
-				ms, _ := args["ms"].(json.Number).Int64()
+				n, _ := args["ms"].(json.Number)
+				ms, _ := n.Int64()
+				var deadline <-chan time.Time
+				var released <-chan struct{}
+				if held, _ := args["held"].(bool); held {
+					released = slowGate.channel()
+				} else {
+					deadline = time.After(time.Duration(ms) * time.Millisecond)
+				}
 				slowStarted.signal()
-				deadline := time.After(time.Duration(ms) * time.Millisecond)
 				for i := 1; ; i++ {
 					select {
 					case <-ctx.Done():
 						slowCancelled.signal()
 						return nil, tool.ContextError(ctx, "slow")
 					case <-deadline:
+						return "finished", nil
+					case <-released:
 						return "finished", nil
 					case <-time.After(20 * time.Millisecond):
 						if i == 1 {
@@ -165,6 +174,37 @@ func (s *signal) wait(t *testing.T, d time.Duration) {
 }
 
 var slowStarted, slowCancelled signal
+
+// slowGate ends the slow tool's calls made with "held": true. A test that
+// needs calls in flight while it looks holds them so, and releases them
+// when it is done, whatever the machine's speed.
+var slowGate gate
+
+// gate is a release that calls wait for.
+type gate struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+// channel is closed when the gate opens.
+func (g *gate) channel() <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.ch == nil {
+		g.ch = make(chan struct{})
+	}
+	return g.ch
+}
+
+// open releases the calls waiting now; later ones wait for the next open.
+func (g *gate) open() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.ch != nil {
+		close(g.ch)
+		g.ch = nil
+	}
+}
 
 // serveHTTP serves srv on a loopback test server and returns its URL.
 func serveHTTP(t *testing.T, srv *Server, opts *HTTPOptions) string {

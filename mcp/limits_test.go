@@ -170,7 +170,7 @@ func TestSessionLimitAllBusy(t *testing.T) {
 	slowStarted.reset()
 	done := make(chan error, 1)
 	go func() {
-		_, err := a.CallTool(ctx, &sdk.CallToolParams{Name: "slow", Arguments: map[string]any{"ms": 3000}})
+		_, err := a.CallTool(ctx, &sdk.CallToolParams{Name: "slow", Arguments: map[string]any{"held": true}})
 		done <- err
 	}()
 	slowStarted.wait(t, 10*time.Second)
@@ -181,6 +181,7 @@ func TestSessionLimitAllBusy(t *testing.T) {
 	if code, msg := rpcErrorOf(t, resp); code != CodeUnavailable || !strings.Contains(msg, "1 sessions, its limit, each serving a request") {
 		t.Errorf("second session refused with %d %q", code, msg)
 	}
+	slowGate.open()
 	if err := <-done; err != nil {
 		t.Errorf("the slow call: %v", err)
 	}
@@ -197,7 +198,7 @@ func TestCallLimits(t *testing.T) {
 	slowStarted.reset()
 	done := make(chan error, 1)
 	go func() {
-		_, err := a.CallTool(ctx, &sdk.CallToolParams{Name: "slow", Arguments: map[string]any{"ms": 1500}})
+		_, err := a.CallTool(ctx, &sdk.CallToolParams{Name: "slow", Arguments: map[string]any{"held": true}})
 		done <- err
 	}()
 	slowStarted.wait(t, 10*time.Second)
@@ -216,7 +217,7 @@ func TestCallLimits(t *testing.T) {
 	// Raw HTTP shows the status: the server's total limit is 2, so a
 	// second slow call fills it and a third session's call gets 429.
 	go func() {
-		_, _ = b.CallTool(ctx, &sdk.CallToolParams{Name: "slow", Arguments: map[string]any{"ms": 1500}})
+		_, _ = b.CallTool(ctx, &sdk.CallToolParams{Name: "slow", Arguments: map[string]any{"held": true}})
 	}()
 	if !eventually(func() bool { return srv.CallsInFlight() == 2 }) {
 		t.Fatalf("calls in flight: %d", srv.CallsInFlight())
@@ -230,6 +231,7 @@ func TestCallLimits(t *testing.T) {
 	if code, msg := rpcErrorOf(t, resp); code != CodeServerBusy || !strings.Contains(msg, "server already runs 2 calls") {
 		t.Errorf("refused with %d %q", code, msg)
 	}
+	slowGate.open()
 	if err := <-done; err != nil {
 		t.Errorf("the slow call: %v", err)
 	}
