@@ -237,7 +237,7 @@ func TestModalityEndpointDown(t *testing.T) {
 		if res.Success || !strings.Contains(res.Error, tt.want) {
 			t.Errorf("%s: %+v, want %q", tt.name, res, tt.want)
 		}
-		if d := time.Since(start); d > 10*time.Second {
+		if d := time.Since(start); d > time.Minute {
 			t.Errorf("%s took %v", tt.name, d)
 		}
 	}

@@ -254,7 +254,7 @@ func TestClientMuteServerTimesOut(t *testing.T) {
 		err.Error() != `MCP server "mute" did not answer within 500ms` {
 		t.Errorf("err = %v", err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > time.Minute {
 		t.Errorf("took %v", d)
 	}
 }

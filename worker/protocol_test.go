@@ -106,7 +106,7 @@ func TestProtocolViolations(t *testing.T) {
 			if !strings.Contains(ce.Reason, "broke the worker protocol") || !strings.Contains(ce.Reason, tc.want) {
 				t.Errorf("reason %q, want it to name %q", ce.Reason, tc.want)
 			}
-			if d := time.Since(start); d > 5*time.Second {
+			if d := time.Since(start); d > time.Minute {
 				t.Errorf("the violation took %v to end the call", d)
 			}
 			r := mustCall(t, p, ws, lib, "tool_inc", "{}")
