@@ -43,7 +43,8 @@ type callRecord struct {
 // TestReplicasBehindNginx runs the recipe: three stateful replicas behind
 // nginx with deploy/nginx.conf, a dozen MCP sessions calling a Python
 // tool; under load, replica r2 is drained with SIGTERM, then r3 killed
-// with SIGKILL. r2's calls in flight all complete and it exits within 10 s;
+// with SIGKILL. r2's calls in flight all complete and it exits (its drain
+// timeout, 60 s, is far above what they take even on a busy machine);
 // only r3's calls in flight fail, and each client that reconnects and
 // retries once loses nothing; every answer is the caller's own.
 func TestReplicasBehindNginx(t *testing.T) {
@@ -72,7 +73,7 @@ func TestReplicasBehindNginx(t *testing.T) {
 		}
 		addr := fmt.Sprintf("127.0.0.1:%d", port)
 		p, err := servetest.Start(bin, []string{"mcp", "--http", addr, "--tools", tools, "--token", token,
-			"--replica-id", fmt.Sprintf("r%d", i), "--drain-timeout", "8s", "--log-format", "json"}, nil)
+			"--replica-id", fmt.Sprintf("r%d", i), "--drain-timeout", "60s", "--log-format", "json"}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +191,7 @@ func TestReplicasBehindNginx(t *testing.T) {
 	if err := replicas[1].Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	err = replicas[1].Wait(10 * time.Second)
+	err = replicas[1].Wait(90 * time.Second)
 	drained := time.Since(drainAt)
 	if err != nil {
 		t.Errorf("r2 after SIGTERM: %v (stderr: %s)", err, lastLines(replicas[1].Stderr(), 10))
