@@ -47,7 +47,7 @@ func TestMCPWatchOverStdio(t *testing.T) {
 	c := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, &sdk.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed <- struct{}{} },
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cs, err := c.Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
 	if err != nil {
@@ -73,7 +73,7 @@ func TestMCPWatchOverStdio(t *testing.T) {
 		t.Helper()
 		select {
 		case <-changed:
-		case <-time.After(20 * time.Second):
+		case <-time.After(2 * time.Minute):
 			t.Fatalf("no list_changed after %s (stderr: %s)", what, stderr.String())
 		}
 	}
