@@ -29,17 +29,15 @@ func (b *Box) Changes(l *Ledger) (*ChangeSet, error) {
 	if b.id.root {
 		owner = [2]int{b.id.ownUID, b.id.ownGID}
 	}
-	cs, err := readChanges(b.Upper(), b.policy.Workspace, b.start, owner, l)
-	if cs != nil {
-		cs.shown = append(slices.Clone(systemDirs), b.policy.ReadPaths...)
-	}
-	return cs, err
+	shown := append(slices.Clone(systemDirs), b.policy.ReadPaths...)
+	return readChanges(b.Upper(), b.policy.Workspace, b.start, owner, shown, l)
 }
 
 // readChanges reads the change set of an upper layer over the workspace
-// ws, for a run that began at began.
-func readChanges(upper, ws string, began time.Time, owner [2]int, l *Ledger) (*ChangeSet, error) {
-	cs := &ChangeSet{Workspace: ws, Began: began, owner: owner}
+// ws, for a run that began at began and was shown the host folders shown
+// read-only.
+func readChanges(upper, ws string, began time.Time, owner [2]int, shown []string, l *Ledger) (*ChangeSet, error) {
+	cs := &ChangeSet{Workspace: ws, Began: began, owner: owner, shown: shown}
 	err := filepath.WalkDir(upper, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err

@@ -22,9 +22,20 @@ var forwarded = map[syscall.Signal]bool{
 // runtime print a crash dump: a tool may send any signal to PID 1 (kill
 // -SEGV 1), and a SIGSEGV, SIGBUS, SIGABRT... sent with kill would
 // otherwise end the init with a stack trace the model reads.
+//
+// SIGURG and SIGCHLD are left at their default (ignore): the Go runtime
+// sends itself SIGURG to preempt goroutines, many times a second on a busy
+// machine, and each child's exit raises SIGCHLD. Caught, they filled the
+// channel, and a SIGTERM that came while it was full was dropped.
 func catchSignals() chan os.Signal {
-	sigs := make(chan os.Signal, 16)
-	signal.Notify(sigs) // all of them
+	sigs := make(chan os.Signal, 64)
+	for n := 1; n < 65; n++ {
+		switch s := syscall.Signal(n); s {
+		case unix.SIGKILL, unix.SIGSTOP, unix.SIGURG, unix.SIGCHLD:
+		default:
+			signal.Notify(sigs, s)
+		}
+	}
 	return sigs
 }
 

@@ -1,8 +1,13 @@
 package sandbox
 
 import (
+	"bufio"
+	"context"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestInitSurvivesSignals sends PID 1 every signal a tool could and checks
@@ -29,12 +34,44 @@ echo alive`)
 	}
 }
 
-// TestInitForwardsTermination: a signal the host sends to stop a run still
-// reaches the command.
+// TestInitForwardsTermination: a signal the host sends the init to stop a
+// run (lcp's stop ladder begins with SIGTERM) reaches the command. The
+// command itself cannot signal PID 1 (EPERM: it runs with other
+// credentials), so the test sends it from outside, as lcp does.
 func TestInitForwardsTermination(t *testing.T) {
 	requireSandbox(t)
-	r := runIn(t, &Policy{Workspace: t.TempDir()}, `trap 'echo got-term; exit 7' TERM; kill -TERM 1; while :; do sleep 1; done`)
-	if !strings.Contains(r.stdout, "got-term") || r.report.Code != 7 {
-		t.Fatalf("stdout %q, report %+v, err %v", r.stdout, r.report, r.err)
+	ws := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", `trap 'echo got-term; exit 7' TERM; echo ready; while :; do sleep 1; done`)
+	cmd.Dir = ws
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	box, err := Wrap(cmd, &Policy{Workspace: ws, Env: []string{"PATH=/usr/local/bin:/usr/bin:/bin"}})
+	if err != nil {
+		t.Fatalf("Wrap: %v", err)
+	}
+	defer box.Close()
+	err = cmd.Start()
+	box.Started()
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() || lines.Text() != "ready" {
+		t.Fatalf("first line %q", lines.Text())
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	var rest []string
+	for lines.Scan() {
+		rest = append(rest, lines.Text())
+	}
+	_ = cmd.Wait()
+	if rep := box.Report(); len(rest) == 0 || rest[0] != "got-term" || rep.Code != 7 {
+		t.Fatalf("after SIGTERM: stdout %q, report %+v", rest, rep)
 	}
 }

@@ -119,7 +119,7 @@ func (c txnCase) setup(t testing.TB, root string) *ChangeSet {
 	c.old(t, ws)
 	c.up(t, up)
 	// The run began after the workspace was made (and after the slack).
-	cs, err := readChanges(up, ws, time.Now().Add(time.Second), [2]int{-1, -1}, nil)
+	cs, err := readChanges(up, ws, time.Now().Add(time.Second), [2]int{-1, -1}, nil, nil)
 	must(t, err)
 	// Syncs matter for power loss, not for a crash of the process; the
 	// big case skips them to keep the test quick.
@@ -284,7 +284,7 @@ func TestMain(m *testing.M) {
 				_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			}
 		}
-		cs, err := readChanges(filepath.Join(root, "up"), filepath.Join(root, "ws"), time.Now().Add(time.Second), [2]int{-1, -1}, nil)
+		cs, err := readChanges(filepath.Join(root, "up"), filepath.Join(root, "ws"), time.Now().Add(time.Second), [2]int{-1, -1}, nil, nil)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
@@ -355,7 +355,7 @@ func TestFullDiskChangesNothing(t *testing.T) {
 	mustWrite(t, filepath.Join(up, "d"), bytes.Repeat([]byte{0}, 15<<20))
 	mustWrite(t, filepath.Join(up, "other.txt"), []byte("new"))
 	before := treeState(t, ws)
-	cs, err := readChanges(up, ws, time.Now().Add(time.Second), [2]int{-1, -1}, nil)
+	cs, err := readChanges(up, ws, time.Now().Add(time.Second), [2]int{-1, -1}, nil, nil)
 	must(t, err)
 	out := cs.Apply(func(*Change) bool { return true }, nil)
 	if len(out.Applied) != 0 || len(out.Failed) != 1 || !errors.Is(out.Failed[0].Err, unix.ENOSPC) || len(out.Withheld) != 1 {
@@ -378,7 +378,7 @@ func TestReadOnlyWorkspaceChangesNothing(t *testing.T) {
 	must(t, unix.Mount(ws, ws, "", unix.MS_BIND, ""))
 	t.Cleanup(func() { _ = unix.Unmount(ws, unix.MNT_DETACH) })
 	must(t, unix.Mount("", ws, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY, ""))
-	cs, err := readChanges(up, ws, time.Now().Add(time.Second), [2]int{-1, -1}, nil)
+	cs, err := readChanges(up, ws, time.Now().Add(time.Second), [2]int{-1, -1}, nil, nil)
 	must(t, err)
 	out := cs.Apply(func(*Change) bool { return true }, nil)
 	if len(out.Applied) != 0 || len(out.Failed) != 1 || !errors.Is(out.Failed[0].Err, unix.EROFS) {
@@ -444,7 +444,7 @@ func TestRecoverBadJournal(t *testing.T) {
 	// recovered.
 	up := t.TempDir()
 	mustWrite(t, filepath.Join(up, "new.txt"), []byte("new"))
-	cs, err := readChanges(up, ws, time.Now(), [2]int{-1, -1}, nil)
+	cs, err := readChanges(up, ws, time.Now(), [2]int{-1, -1}, nil, nil)
 	must(t, err)
 	out := cs.Apply(func(*Change) bool { return true }, nil)
 	if len(out.Applied) != 0 || len(out.Failed) != 1 || !strings.Contains(out.Failed[0].Err.Error(), "awaits recovery") {
@@ -524,7 +524,7 @@ func TestStepErrorUndoesTheSet(t *testing.T) {
 		t.Skipf("chattr +i: %v %s", err, out)
 	}
 	t.Cleanup(func() { _ = exec.Command(chattr, "-i", filepath.Join(ws, "d")).Run() })
-	cs, err := readChanges(up, ws, time.Now().Add(time.Second), [2]int{-1, -1}, nil)
+	cs, err := readChanges(up, ws, time.Now().Add(time.Second), [2]int{-1, -1}, nil, nil)
 	must(t, err)
 	out := cs.Apply(func(*Change) bool { return true }, nil)
 	if len(out.Applied) != 0 || len(out.Failed) != 1 || out.Failed[0].Change.Path != "d/f.txt" || len(out.Withheld) != 2 {
