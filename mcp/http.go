@@ -530,8 +530,10 @@ func healthAnswer(w http.ResponseWriter, ok bool, word string) {
 // and a JSON-RPC error, so that a load balancer retries elsewhere; /readyz
 // says 503), declines the confirmations and questions waiting for a
 // person with a message that says why, and waits until the calls in
-// flight have finished or ctx ends, whichever comes first. It returns
-// ctx's error when calls were still running. Sessions stay open: Close,
+// flight have finished or ctx ends, whichever comes first. When ctx ends
+// first, it cancels the calls still running, each with an error that says
+// the server is shutting down, and waits up to DrainGrace for them to
+// answer; it then returns ctx's error. Sessions stay open: Close,
 // or Serve, ends them.
 func (s *Server) Drain(ctx context.Context) error {
 	first := s.draining.CompareAndSwap(false, true)
@@ -559,9 +561,35 @@ func (s *Server) Drain(ctx context.Context) error {
 		s.opts.Logger.Info("drained", "duration", time.Since(start).Round(time.Millisecond))
 		return nil
 	case <-ctx.Done():
-		s.opts.Logger.Warn("drain ended with calls in flight", "calls_in_flight", s.limiter.inFlight())
+		n := s.cancelCalls("the server is shutting down and the call ran past its drain timeout; call the tool again (another server may serve it)")
+		s.opts.Logger.Warn("drain ended with calls in flight: cancelled them", "calls_cancelled", n)
+		// The cancelled calls answer their clients (a cancelled worker
+		// is stopped in the background); give them DrainGrace to do so
+		// before the sessions close.
+		select {
+		case <-idle:
+		case <-time.After(DrainGrace):
+			s.opts.Logger.Warn("calls still unanswered after the drain's grace", "calls_in_flight", s.limiter.inFlight())
+		}
 		return ctx.Err()
 	}
+}
+
+// DrainGrace is how long Drain waits, once its timeout has passed and it
+// has cancelled the calls still in flight, for those calls to send their
+// error to their clients before it returns.
+const DrainGrace = 2 * time.Second
+
+// cancelCalls cancels every call being served with reason and returns how
+// many there were.
+func (s *Server) cancelCalls(reason string) int {
+	n := 0
+	s.inflight.Range(func(_, v any) bool {
+		v.(func(string))(reason)
+		n++
+		return true
+	})
+	return n
 }
 
 // Draining reports whether the server has begun to drain.

@@ -334,6 +334,48 @@ func TestDrain(t *testing.T) {
 	}
 }
 
+// TestDrainPastTimeout: a call still running when the drain's timeout
+// ends is cancelled and answered with an error that says why, and Serve
+// returns. The call is held until cancelled, so the timeout always passes
+// first, however fast the machine.
+func TestDrainPastTimeout(t *testing.T) {
+	srv := newTestServer(t, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln, &HTTPOptions{DrainTimeout: 100 * time.Millisecond}) }()
+	url := "http://" + ln.Addr().String() + "/mcp"
+	sid := openRawSession(t, url, "2025-06-18")
+	slowStarted.reset()
+	done := make(chan string, 1)
+	go func() {
+		call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{"held":true}}}`
+		resp := post(t, url, call, map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-06-18"}, false)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		done <- string(b)
+	}()
+	slowStarted.wait(t, time.Minute)
+	cancel()
+	var body string
+	select {
+	case body = <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the call in flight got no answer after the drain")
+	}
+	if !strings.Contains(body, `"id":7`) || !strings.Contains(body, "ran past its drain timeout") {
+		t.Errorf("the call in flight was answered with %q", body)
+	}
+	select {
+	case <-served:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("Serve did not return after the drain")
+	}
+}
+
 // FuzzGuardPOST: whatever body a client sends, the guard answers (no
 // panic, no hang) and the server keeps serving.
 func FuzzGuardPOST(f *testing.F) {

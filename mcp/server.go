@@ -178,6 +178,9 @@ type Server struct {
 	limiter   *callLimiter
 	sessions  sessionTable
 	draining  atomic.Bool
+	// inflight holds a cancel function per call being served, so that a
+	// drain past its timeout can end each one with a reason.
+	inflight sync.Map // *serverCall → func(reason string)
 	stateless atomic.Bool  // served with HTTPOptions.Stateless
 	posting   atomic.Int64 // HTTP requests with calls being answered
 	bodies    byteBudget   // bytes of HTTP request bodies being served
@@ -501,6 +504,10 @@ func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 		return errorToMCP(err), nil
 	}
 	c := &serverCall{s: s, name: p.Name, h: h, structured: st != nil && st.structured, id: tool.NewID()}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	s.inflight.Store(c, func(reason string) { cancel(&tool.CancelledError{Tool: name, Reason: reason}) })
+	defer s.inflight.Delete(c)
 	if s.opts.Logger.Enabled(ctx, slog.LevelDebug) {
 		sid := ""
 		if req.Session != nil {

@@ -91,7 +91,8 @@ protocol 2025-06-18 on, --max-batch messages before), results
 /metrics (Prometheus) needs it, unless --metrics-addr serves it on a
 listener of its own. On SIGTERM or Ctrl-C the server drains: new sessions
 and calls get 503, questions waiting for a person are declined, calls in
-flight have --drain-timeout to finish.
+flight have --drain-timeout to finish; those still running then are
+cancelled, each answered with an error that says so.
 
 Replicas: --stateless keeps no session, so any replica serves any
 request behind a round-robin balancer; --replica-id ID starts the session
