@@ -175,12 +175,12 @@ type Server struct {
 	resources resourceSet
 	pollAfter atomic.Int64 // HTTPOptions.PollAfter, in nanoseconds
 
-	limiter   *callLimiter
-	sessions  sessionTable
-	draining  atomic.Bool
+	limiter  *callLimiter
+	sessions sessionTable
+	draining atomic.Bool
 	// inflight holds a cancel function per call being served, so that a
 	// drain past its timeout can end each one with a reason.
-	inflight sync.Map // *serverCall → func(reason string)
+	inflight  sync.Map     // *serverCall → func(reason string)
 	stateless atomic.Bool  // served with HTTPOptions.Stateless
 	posting   atomic.Int64 // HTTP requests with calls being answered
 	bodies    byteBudget   // bytes of HTTP request bodies being served
