@@ -53,7 +53,9 @@ func (s *Server) listPrompts(ctx context.Context) (*sdk.ListPromptsResult, error
 	}
 	wire, back := tool.WireNames(names)
 	s.prompts.set(back)
-	out := &sdk.ListPromptsResult{Prompts: make([]*sdk.Prompt, 0, len(list))}
+	// cacheScope is required on the wire and "" is not a scope: say the
+	// protocol's default, as the SDK does for the lists it builds itself.
+	out := &sdk.ListPromptsResult{Prompts: make([]*sdk.Prompt, 0, len(list)), Cacheable: sdk.Cacheable{CacheScope: "public"}}
 	for i, p := range list {
 		sp := &sdk.Prompt{Name: wire[i], Title: p.Title, Description: p.Description}
 		for _, a := range p.Arguments {

@@ -84,6 +84,9 @@ func TestServerPrompts(t *testing.T) {
 			if want := []string{"plan", "up__look", "broken"}; !slices.Equal(names, want) {
 				t.Fatalf("prompts = %v, want %v", names, want)
 			}
+			if list.CacheScope != "public" {
+				t.Errorf("cacheScope = %q, want public (never empty)", list.CacheScope)
+			}
 			if p := list.Prompts[0]; p.Title != "Plan a trip" || len(p.Arguments) != 2 || !p.Arguments[0].Required || p.Arguments[1].Required {
 				t.Errorf("plan = %+v", p)
 			}
