@@ -12,6 +12,7 @@ import tempfile
 import threading
 import time
 import unittest
+from unittest import mock
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -512,30 +513,48 @@ class MCPBindingTest(unittest.TestCase):
 
 class AdaptiveSpinTest(unittest.TestCase):
     def test_spins_only_after_quick_gaps(self):
+        # The gaps are made with a fake clock and the spin may not give up
+        # its CPU early, so the outcome does not depend on the machine's
+        # load (a preempted spin stops at once by design).
         r, wfd = os.pipe()
         self.addCleanup(os.close, r)
         self.addCleanup(os.close, wfd)
         spin = w.AdaptiveSpin(r)
         spin.enabled = True
         spin._cpu_busy = lambda: False  # whatever the machine is doing meanwhile
+        spin.PREEMPTED = 3600.0
+        real_poll, polls = spin._poll, []
+
+        class CountingPoll:
+            def poll(self, timeout):
+                polls.append(timeout)
+                return real_poll.poll(timeout)
+
+        spin._poll = CountingPoll()
         spin.replied()
-        t0 = time.perf_counter()
         spin.wait()  # no history of quick calls yet: no spinning
-        self.assertLess(time.perf_counter() - t0, spin.BUDGET)
-        for _ in range(5):
-            spin.replied()
-            spin.arrived()
-        spin.replied()
+        self.assertEqual(polls, [])
+        now = [1000.0]
+        with mock.patch.object(w.time, "perf_counter", lambda: now[0]):
+            for _ in range(5):  # quick gaps: 1 µs each
+                spin.replied()
+                now[0] += 1e-6
+                spin.arrived()
         t0 = time.perf_counter()
+        spin.replied()
         spin.wait()  # nothing comes: spins for the budget
-        self.assertGreaterEqual(time.perf_counter() - t0, spin.BUDGET * 0.9)
-        for _ in range(3):  # slow gaps stop it
-            spin._replied = time.perf_counter() - 1
-            spin.arrived()
+        self.assertGreaterEqual(time.perf_counter() - t0, spin.BUDGET)
+        self.assertTrue(polls)
+        with mock.patch.object(w.time, "perf_counter", lambda: now[0]):
+            for _ in range(3):  # slow gaps stop it
+                spin.replied()
+                now[0] += 1
+                spin.arrived()
+        spin._skip = 0
+        polls.clear()
         spin.replied()
-        t0 = time.perf_counter()
         spin.wait()
-        self.assertLess(time.perf_counter() - t0, spin.BUDGET)
+        self.assertEqual(polls, [])
 
 
 class BusyTest(unittest.TestCase):
