@@ -282,26 +282,14 @@ func (t *txn) prepare(i int, c Change) error {
 		}
 		op.Kind, op.Ino = opAdd, ino
 	case c.Kind == Deleted:
-		dir, name, err := a.unchanged(c)
+		dir, st, err := t.existing(c)
 		if errors.Is(err, unix.ENOENT) {
 			return nil // its folder is gone already
 		}
 		if err != nil {
 			return err
 		}
-		defer unix.Close(dir)
-		var st unix.Stat_t
-		if err := unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-			return err
-		}
-		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
-			if err := checkTree(dir, name, a.since); err != nil {
-				return err
-			}
-		}
-		if err := t.sameFS(&st, c.Path); err != nil {
-			return err
-		}
+		unix.Close(dir)
 		op.Kind, op.Ino = opTrash, st.Ino
 	case c.Type == "folder" && (c.Kind == Modified || c.Kind == ModeChanged):
 		dir, _, err := a.unchanged(c)
@@ -317,23 +305,11 @@ func (t *txn) prepare(i int, c Change) error {
 		}
 		op.Kind, op.Stage, op.Atime, op.Mtime = opTimes, "", st.Atim.Nano(), st.Mtim.Nano()
 	case c.Kind == Modified || c.Kind == ModeChanged || c.Kind == Replaced || c.Kind == AttrChanged:
-		dir, name, err := a.unchanged(c)
+		dir, st, err := t.existing(c)
 		if err != nil {
 			return err
 		}
-		defer unix.Close(dir)
-		var st unix.Stat_t
-		if err := unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-			return err
-		}
-		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
-			if err := checkTree(dir, name, a.since); err != nil {
-				return err
-			}
-		}
-		if err := t.sameFS(&st, c.Path); err != nil {
-			return err
-		}
+		unix.Close(dir)
 		ino, err := t.stageNew(c, stage, int(st.Uid), int(st.Gid))
 		if err != nil {
 			return err
@@ -344,6 +320,29 @@ func (t *txn) prepare(i int, c Change) error {
 	}
 	t.j.Ops = append(t.j.Ops, op)
 	return nil
+}
+
+// existing opens the folder of the entry c changes or deletes, checks that
+// nobody changed the entry since the run began (its whole tree, for a
+// folder) and that it is on the staging filesystem, and returns the folder
+// (for the caller to close) and the entry's status.
+func (t *txn) existing(c Change) (dir int, st unix.Stat_t, err error) {
+	dir, name, err := t.a.unchanged(c)
+	if err != nil {
+		return -1, st, err
+	}
+	err = unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+	if err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		err = checkTree(dir, name, t.a.since)
+	}
+	if err == nil {
+		err = t.sameFS(&st, c.Path)
+	}
+	if err != nil {
+		unix.Close(dir)
+		return -1, st, err
+	}
+	return dir, st, nil
 }
 
 // free checks that the path of a new entry is still free (or, for a
