@@ -118,6 +118,11 @@ func runInit(arg string) (code int) {
 	}
 	_ = unix.Sethostname([]byte("lcp-sandbox"))
 
+	if s.cfg.Gate > 0 {
+		if err := waitGate(s.cfg.Gate); err != nil {
+			return s.fail("budget", err)
+		}
+	}
 	pid, step, err := s.startCommand()
 	if err != nil {
 		return s.fail(step, err)
@@ -161,7 +166,11 @@ func (s *initState) startCommand() (int, string, error) {
 		_ = unix.Kill(pid, unix.SIGKILL)
 		return 0, "exec", fmt.Errorf("the command did not stop at its start (%v)", err)
 	}
-	if err := setLimits(pid, s.cfg.Limits); err != nil {
+	lim := s.cfg.Limits
+	if s.cfg.PidsGroup && lim.Processes > 0 {
+		lim.Processes += 2 * initTasks
+	}
+	if err := setLimits(pid, lim); err != nil {
 		_ = unix.Kill(pid, unix.SIGKILL)
 		return 0, "limits", err
 	}
@@ -311,4 +320,20 @@ func setLimits(pid int, l Limits) error {
 		set(unix.RLIMIT_NOFILE, val(int64(l.OpenFiles)), val(int64(l.OpenFiles))),
 		set(unix.RLIMIT_CORE, 0, 0),
 	)
+}
+
+// waitGate waits until lcp has put the init in the run's control groups.
+func waitGate(fd int) error {
+	f := os.NewFile(uintptr(fd), "gate")
+	defer f.Close()
+	var b [1]byte
+	for {
+		n, err := f.Read(b[:])
+		if n == 1 {
+			return nil
+		}
+		if err != nil {
+			return errors.New("lcp could not put the run in its control groups, so the command did not start")
+		}
+	}
 }
