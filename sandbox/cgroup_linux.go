@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -347,3 +348,18 @@ func sweepGroups(errs *[]error) []string {
 	}
 	return removed
 }
+
+// Accounting says what bounds the totals of a run on this machine, for
+// this process: "cgroup v1" or "cgroup v2" when a run's control groups
+// can be made (the budget is the kernel's), else "rlimits" (per process
+// limits and tmpfs sizes). It makes and removes a group the first time.
+func Accounting() string { return accounting() }
+
+var accounting = sync.OnceValue(func() string {
+	g, err := newRunGroup(Limits{TotalMemory: DefaultTotalMemory, Processes: DefaultProcesses})
+	if err != nil || g == nil {
+		return "rlimits"
+	}
+	g.remove()
+	return "cgroup v" + strconv.Itoa(g.version)
+})

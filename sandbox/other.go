@@ -72,3 +72,6 @@ func enterInit() {}
 
 // budget is the budget watch of a run: there is none on this system.
 type budget struct{}
+
+// Accounting returns "rlimits": there is no sandbox on this system.
+func Accounting() string { return "rlimits" }

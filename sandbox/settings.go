@@ -42,7 +42,18 @@ const (
 	KeyFileSizeMB = "sandbox_file_size_mb"
 	KeyCPUSeconds = "sandbox_cpu_seconds"
 	KeyTmpMB      = "sandbox_tmp_mb"
+	// The run's budget: memory of the whole run and disk of its
+	// copy-on-write layer in MiB, wall time in seconds (processes is
+	// KeyProcesses). Only the host sets them: no tool argument does.
+	KeyRunMemoryMB = "sandbox_run_memory_mb"
+	KeyDiskMB      = "sandbox_disk_mb"
+	KeyTimeSeconds = "sandbox_time_seconds"
 )
+
+// maxSetting bounds every numeric setting (in its own unit: MiB,
+// seconds, processes), far above any machine, so that a converted value
+// never overflows into a negative one, which would mean "no limit".
+const maxSetting = 1 << 30
 
 // Setting values of KeySandbox.
 const (
@@ -175,8 +186,12 @@ func ReadSettings(cfg map[string]any) (Settings, error) {
 			bad(key, v, "a number")
 			return 0
 		}
-		if f <= 0 {
+		if !(f > 0) {
 			bad(key, v, "a positive number")
+			return 0
+		}
+		if f > maxSetting {
+			bad(key, v, fmt.Sprintf("a number up to %d", maxSetting))
 			return 0
 		}
 		return f
@@ -187,6 +202,10 @@ func ReadSettings(cfg map[string]any) (Settings, error) {
 		FileSize:  int64(num(KeyFileSizeMB) * (1 << 20)),
 		CPUTime:   time.Duration(num(KeyCPUSeconds) * float64(time.Second)),
 		TmpSize:   int64(num(KeyTmpMB) * (1 << 20)),
+
+		TotalMemory: int64(num(KeyRunMemoryMB) * (1 << 20)),
+		Disk:        int64(num(KeyDiskMB) * (1 << 20)),
+		WallTime:    time.Duration(num(KeyTimeSeconds) * float64(time.Second)),
 	}
 	return s, errors.Join(errs...)
 }

@@ -1,8 +1,11 @@
 package sandbox
 
 import (
+	"fmt"
+	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestReadSettingsNetwork(t *testing.T) {
@@ -45,6 +48,44 @@ func TestReadSettingsNetwork(t *testing.T) {
 			}
 			if s.Network != tt.host || allow != tt.allow {
 				t.Errorf("network %v, allow %q; want %v, %q", s.Network, allow, tt.host, tt.allow)
+			}
+		})
+	}
+}
+
+// TestReadSettingsBudget: the budget's keys take positive numbers; any
+// other value is an error that names the key, and sets no limit.
+func TestReadSettingsBudget(t *testing.T) {
+	tests := []struct {
+		key  string
+		v    any
+		want Limits
+		err  string
+	}{
+		{KeyRunMemoryMB, 512.0, Limits{TotalMemory: 512 << 20}, ""},
+		{KeyDiskMB, 256, Limits{Disk: 256 << 20}, ""},
+		{KeyTimeSeconds, 1.5, Limits{WallTime: 1500 * time.Millisecond}, ""},
+		{KeyProcesses, 64.0, Limits{Processes: 64}, ""},
+		{KeyRunMemoryMB, -1.0, Limits{}, "sandbox_run_memory_mb is -1 (float64), want a positive number"},
+		{KeyRunMemoryMB, 0.0, Limits{}, "sandbox_run_memory_mb is 0 (float64), want a positive number"},
+		{KeyDiskMB, "lots", Limits{}, "sandbox_disk_mb is lots (string), want a number"},
+		{KeyDiskMB, "-1", Limits{}, "sandbox_disk_mb is -1 (string), want a number"},
+		{KeyTimeSeconds, true, Limits{}, "sandbox_time_seconds is true (bool), want a number"},
+		{KeyRunMemoryMB, 1e300, Limits{}, "want a number up to"},
+		{KeyProcesses, math.NaN(), Limits{}, "want a positive number"},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s=%v", tt.key, tt.v), func(t *testing.T) {
+			s, err := ReadSettings(map[string]any{tt.key: tt.v})
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err %v, want %q", err, tt.err)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if s.Limits != tt.want {
+				t.Errorf("limits %+v, want %+v", s.Limits, tt.want)
 			}
 		})
 	}
