@@ -84,6 +84,13 @@ type Config struct {
 	// own setting wins. The built-in shell and Python tools are sandboxed
 	// in strict and safe regardless.
 	Sandbox bool
+	// SandboxBudget is the budget of every sandboxed run (the built-in
+	// shell and Python tools', and sandboxed workers') whose library's host
+	// configuration does not set its own (sandbox_run_memory_mb,
+	// sandbox_disk_mb, sandbox_processes, sandbox_time_seconds). Only
+	// TotalMemory, Disk, Processes and WallTime are read; zero fields keep
+	// the sandbox's defaults (sandbox.DefaultTotalMemory, ...).
+	SandboxBudget sandbox.Limits
 	// NoCoercion turns off the coercion of string arguments (SPEC §7).
 	NoCoercion bool
 	// DynamicPrompts applies tool_<name>_prompt functions when listing
@@ -239,6 +246,7 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 	if e.cfg.MaxDepth <= 0 {
 		e.cfg.MaxDepth = 8
 	}
+	e.cfg.HostToolConfigs = sandbox.ApplyBudget(e.cfg.HostToolConfigs, builtinIDs, e.cfg.SandboxBudget)
 	e.recoverWorkspace()
 	var sets []tool.Toolset
 	useDefault := len(e.cfg.ToolsFolders) == 0 && len(e.cfg.ToolFiles) == 0

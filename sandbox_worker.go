@@ -80,6 +80,7 @@ func (e *Engine) wrapWorker(cmd *exec.Cmd, lib worker.Library, ws string, calls 
 		}
 	}
 	pol := set.Policy(ws, mode, extra, paths)
+	pol.Limits = pol.Limits.Budget(e.cfg.SandboxBudget)
 	var proxy *egress.Proxy
 	if !pol.Network {
 		proxy = egress.New(&egress.Options{Allow: set.Allow, Ask: e.askEgress(stem, calls), OnDeny: e.egressDenied(stem, calls), Logger: e.cfg.Logger})

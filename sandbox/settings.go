@@ -316,3 +316,66 @@ func DefaultCaches(getenv func(string) string, home string) []string {
 	}
 	return out
 }
+
+// Budget returns l with its zero budget fields (TotalMemory, Disk,
+// Processes, WallTime) taken from def.
+func (l Limits) Budget(def Limits) Limits {
+	if l.TotalMemory == 0 {
+		l.TotalMemory = def.TotalMemory
+	}
+	if l.Disk == 0 {
+		l.Disk = def.Disk
+	}
+	if l.Processes == 0 {
+		l.Processes = def.Processes
+	}
+	if l.WallTime == 0 {
+		l.WallTime = def.WallTime
+	}
+	return l
+}
+
+// ApplyBudget returns host configurations in which the libraries ids and
+// every library configs names have the budget keys of def that they do
+// not set themselves (positive fields of def only). configs itself is not
+// changed.
+func ApplyBudget(configs map[string]map[string]any, ids []string, def Limits) map[string]map[string]any {
+	keys := map[string]float64{}
+	if def.TotalMemory > 0 {
+		keys[KeyRunMemoryMB] = float64(def.TotalMemory) / (1 << 20)
+	}
+	if def.Disk > 0 {
+		keys[KeyDiskMB] = float64(def.Disk) / (1 << 20)
+	}
+	if def.Processes > 0 {
+		keys[KeyProcesses] = float64(def.Processes)
+	}
+	if def.WallTime > 0 {
+		keys[KeyTimeSeconds] = def.WallTime.Seconds()
+	}
+	if len(keys) == 0 {
+		return configs
+	}
+	out := make(map[string]map[string]any, len(configs)+len(ids))
+	for id, cfg := range configs {
+		out[id] = cfg
+	}
+	for _, id := range ids {
+		if _, ok := out[id]; !ok {
+			out[id] = nil
+		}
+	}
+	for id, cfg := range out {
+		c := make(map[string]any, len(cfg)+len(keys))
+		for k, v := range cfg {
+			c[k] = v
+		}
+		for k, v := range keys {
+			if _, set := c[k]; !set {
+				c[k] = v
+			}
+		}
+		out[id] = c
+	}
+	return out
+}

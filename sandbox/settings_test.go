@@ -90,3 +90,33 @@ func TestReadSettingsBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyBudget: the host's budget fills the keys a library does not
+// set, for the named libraries and every configured one, and leaves the
+// caller's maps alone.
+func TestApplyBudget(t *testing.T) {
+	configs := map[string]map[string]any{"mine": {KeyRunMemoryMB: 100.0}}
+	out := ApplyBudget(configs, []string{"system_shell"}, Limits{TotalMemory: 512 << 20, WallTime: time.Minute})
+	for _, tc := range []struct {
+		lib, key string
+		want     any
+	}{
+		{"mine", KeyRunMemoryMB, 100.0},
+		{"mine", KeyTimeSeconds, 60.0},
+		{"system_shell", KeyRunMemoryMB, 512.0},
+		{"system_shell", KeyDiskMB, nil},
+	} {
+		if got := out[tc.lib][tc.key]; got != tc.want {
+			t.Errorf("%s %s = %v, want %v", tc.lib, tc.key, got, tc.want)
+		}
+	}
+	if len(configs) != 1 || len(configs["mine"]) != 1 {
+		t.Errorf("the caller's configs changed: %v", configs)
+	}
+	if s, err := ReadSettings(out["system_shell"]); err != nil || s.Limits.TotalMemory != 512<<20 {
+		t.Errorf("settings %+v, %v", s.Limits, err)
+	}
+	if got := ApplyBudget(configs, nil, Limits{}); len(got) != 1 {
+		t.Errorf("no budget: %v", got)
+	}
+}
