@@ -295,6 +295,11 @@ func lookPath(name string, env []string) (string, error) {
 // setLimits sets the resource limits of process pid.
 func setLimits(pid int, l Limits) error {
 	set := func(res int, cur, max uint64) error {
+		if cur == unix.RLIM_INFINITY {
+			// No limit of lcp's own: the command keeps what it inherited
+			// (raising a hard limit is not the sandbox's to do).
+			return nil
+		}
 		lim := &unix.Rlimit{Cur: cur, Max: max}
 		if err := unix.Prlimit(pid, res, lim, nil); err != nil {
 			return fmt.Errorf("rlimit %d: %w", res, err)

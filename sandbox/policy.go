@@ -97,7 +97,8 @@ type Policy struct {
 const DefaultEgressPort = 3128
 
 // Limits bound the resources of a sandboxed run. Zero fields mean the
-// defaults below; a negative value means no limit.
+// defaults below; a negative value means no limit of the sandbox's own
+// (a per-process limit then stays what lcp's own is).
 //
 // TotalMemory, Disk, Processes and WallTime are the run's budget, for the
 // whole run rather than per process: where the kernel's accounting can be

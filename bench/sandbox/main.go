@@ -12,7 +12,7 @@
 //
 // Run it from the repository root on a machine with the sandbox:
 //
-//	go run ./bench/sandbox [-n 200] [-files 10000] [-changed 1000] [-latency=false]
+//	go run ./bench/sandbox [-n 200] [-files 10000] [-changed 1000] [-latency=false] [-commit=false]
 package main
 
 import (
@@ -38,6 +38,7 @@ func main() {
 	files := flag.Int("files", 10000, "files in the commit benchmark's workspace")
 	lat := flag.Bool("latency", true, "measure the shell tool's latency too")
 	changed := flag.Int("changed", 1000, "files changed in the commit benchmark's second case (0: none)")
+	doCommit := flag.Bool("commit", true, "measure the commit too")
 	flag.Parse()
 	if st := sandbox.Probe(); !st.Available {
 		log.Fatalf("no sandbox here: %s", st.Reason)
@@ -45,7 +46,62 @@ func main() {
 	if *lat {
 		latency(*n)
 	}
-	commit(*files, *changed, max(*n/4, 20))
+	if *doCommit {
+		commit(*files, *changed, max(*n/4, 20))
+	}
+	budget(*n)
+}
+
+// budget measures one sandboxed run with the budget on and off.
+func budget(n int) {
+	ws, err := os.MkdirTemp("", "bench-budget-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(ws)
+	off := sandbox.Limits{TotalMemory: -1, Disk: -1, Processes: -1, WallTime: -1}
+	type variant struct {
+		name   string
+		mode   sandbox.Mode
+		limits sandbox.Limits
+	}
+	vs := []variant{{"copy-on-write, budget on", sandbox.CopyOnWrite, sandbox.Limits{}}, {"copy-on-write, budget off", sandbox.CopyOnWrite, off},
+		{"write, budget on", sandbox.Write, sandbox.Limits{}}, {"write, budget off", sandbox.Write, off}}
+	times := map[string][]time.Duration{}
+	for i := 0; i < n+5; i++ {
+		for _, v := range vs {
+			start := time.Now()
+			cmd := exec.Command("/bin/true")
+			cmd.Dir = ws
+			cmd.Stderr = os.Stderr
+			box, err := sandbox.Wrap(cmd, &sandbox.Policy{Workspace: ws, Mode: v.mode, Limits: v.limits, Env: []string{"PATH=/usr/bin:/bin"}})
+			if err != nil {
+				log.Fatal(err)
+			}
+			err = cmd.Start()
+			box.Started()
+			if err != nil {
+				log.Fatal(err)
+			}
+			if err := cmd.Wait(); err != nil {
+				log.Fatalf("%s: %v", v.name, err)
+			}
+			if r := box.Report(); r.Exceeded != "" || r.SetupErr != nil {
+				log.Fatalf("%s: %+v", v.name, r)
+			}
+			box.Close()
+			if i >= 5 {
+				times[v.name] = append(times[v.name], time.Since(start))
+			}
+		}
+	}
+	fmt.Printf("one sandboxed run of /bin/true, %d runs each (alternating), accounting %s:\n", n, sandbox.Accounting())
+	for i, v := range vs {
+		ref := pct(times[vs[i|1].name], 50)
+		p50 := pct(times[v.name], 50)
+		fmt.Printf("  %-26s p50 %7.2f ms  p90 %7.2f ms  (%.2fx budget off, %+.2f ms)\n", v.name, ms(p50), ms(pct(times[v.name], 90)),
+			float64(p50)/float64(ref), ms(p50-ref))
+	}
 }
 
 // latency measures `true` through the shell tool at three levels.
