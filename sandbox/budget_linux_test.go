@@ -188,3 +188,20 @@ func tail(s string) string {
 	}
 	return s
 }
+
+// BenchmarkRunGroup is the cost of a run's control groups: made, limited,
+// removed.
+func BenchmarkRunGroup(b *testing.B) {
+	if _, _, _, ok := groupParents(); !ok {
+		b.Skip("no control groups")
+	}
+	for b.Loop() {
+		g, err := newRunGroup(Limits{TotalMemory: 64 << 20, Processes: 8})
+		if err != nil || g == nil {
+			b.Fatal(g, err)
+		}
+		if rmdirs(g.dirs) != nil {
+			b.Fatal("rmdir")
+		}
+	}
+}
