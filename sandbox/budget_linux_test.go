@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -203,5 +204,33 @@ func BenchmarkRunGroup(b *testing.B) {
 		if rmdirs(g.dirs) != nil {
 			b.Fatal("rmdir")
 		}
+	}
+}
+
+// BenchmarkPlace is the cost of putting a started process in a run's
+// groups (writing cgroup.procs of each hierarchy).
+func BenchmarkPlace(b *testing.B) {
+	if _, _, _, ok := groupParents(); !ok {
+		b.Skip("no control groups")
+	}
+	for b.Loop() {
+		b.StopTimer()
+		g, err := newRunGroup(Limits{TotalMemory: 64 << 20, Processes: 8})
+		if err != nil || g == nil {
+			b.Fatal(g, err)
+		}
+		cmd := exec.Command("/bin/sleep", "60")
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if err := g.place(cmd.Process.Pid); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		cmd.Process.Kill()
+		cmd.Wait()
+		rmdirs(g.dirs)
+		b.StartTimer()
 	}
 }
