@@ -39,6 +39,9 @@ type initConfig struct {
 	// Egress, when set, has the init listen on the loopback for the
 	// proxy and hand connections over (see Policy.Egress).
 	Egress *egressConfig `json:"egress,omitempty"`
+	// Seccomp installs the filter of seccomp_linux.go before the command
+	// starts.
+	Seccomp bool `json:"seccomp,omitempty"`
 	// Landlock rules, in sandbox paths.
 	ReadOnly  []string `json:"landlock_ro"`
 	ReadWrite []string `json:"landlock_rw"`

@@ -153,6 +153,13 @@ func (s *initState) startCommand() (int, string, error) {
 	if err := restrictLandlock(&s.cfg); err != nil {
 		return 0, "landlock", err
 	}
+	if s.cfg.Seccomp {
+		if err := installSeccomp(); errors.Is(err, errNoSeccompArch) {
+			s.send(statusMsg{Type: "warn", Step: "seccomp", Err: err.Error()})
+		} else if err != nil {
+			return 0, "seccomp", err
+		}
+	}
 	proc, err := os.StartProcess(path, s.cfg.Args, &os.ProcAttr{
 		Dir: s.cfg.Dir, Env: s.cfg.Env, Files: files,
 		Sys: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL, Ptrace: true},

@@ -91,6 +91,11 @@ type Policy struct {
 	GivenEnv []string
 	// Limits bound the run's resources; zero fields take the defaults.
 	Limits Limits
+	// NoSeccomp starts the run without the seccomp filter that denies
+	// system calls no tool needs (io_uring, keyrings, bpf, new namespaces,
+	// mounts, ptrace attach, ...; see docs/sandbox.md). LCP_SECCOMP=off in
+	// lcp's environment does the same for every run.
+	NoSeccomp bool
 }
 
 // DefaultEgressPort is the port of the egress proxy inside a run.

@@ -101,7 +101,8 @@ func wrap(cmd *exec.Cmd, p *Policy) (b *Box, err error) {
 		dir = pol.Workspace
 	}
 	cfg := &initConfig{Path: cmd.Path, Args: cmd.Args, Dir: dir, Env: append(slices.Clip(pol.Env), pol.GivenEnv...),
-		Passthrough: len(cmd.ExtraFiles), Network: pol.Network, Limits: pol.Limits, PidsGroup: b.budget.group != nil}
+		Passthrough: len(cmd.ExtraFiles), Network: pol.Network, Limits: pol.Limits, PidsGroup: b.budget.group != nil,
+		Seccomp: !pol.NoSeccomp && seccompWanted()}
 	if pol.Egress != nil {
 		cfg.Egress = &egressConfig{Port: pol.EgressPort}
 		cfg.Env = proxyEnv(cfg.Env, pol.EgressPort)

@@ -3,8 +3,10 @@
 //
 //	(a) p50 and p90 of `true` through tool_execute_shell_command in safe
 //	    mode (sandboxed, copy-on-write) and in strict mode (sandboxed,
-//	    direct writes), against full_access (no sandbox); the runs
-//	    alternate so that all see the same machine load;
+//	    direct writes), against full_access (no sandbox), and safe
+//	    without the seccomp filter (LCP_SECCOMP=off); the runs alternate
+//	    so that all see the same machine load (-cmd runs another command,
+//	    e.g. a loop of system calls, to see the filter's cost per call);
 //	(b) the commit of a run that changed one file, and of one that
 //	    changed 1,000 files, in a 10,000-file workspace (reading the change
 //	    set from the upper layer and applying it as one transaction), with
@@ -12,7 +14,7 @@
 //
 // Run it from the repository root on a machine with the sandbox:
 //
-//	go run ./bench/sandbox [-n 200] [-files 10000] [-changed 1000] [-latency=false] [-commit=false]
+//	go run ./bench/sandbox [-n 200] [-files 10000] [-changed 1000] [-latency=false] [-commit=false] [-cmd true]
 package main
 
 import (
@@ -25,6 +27,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/lcptools/lcp/builtin"
@@ -37,6 +40,7 @@ func main() {
 	n := flag.Int("n", 200, "calls per mode")
 	files := flag.Int("files", 10000, "files in the commit benchmark's workspace")
 	lat := flag.Bool("latency", true, "measure the shell tool's latency too")
+	command := flag.String("cmd", "true", "the command the latency benchmark runs")
 	changed := flag.Int("changed", 1000, "files changed in the commit benchmark's second case (0: none)")
 	doCommit := flag.Bool("commit", true, "measure the commit too")
 	flag.Parse()
@@ -44,7 +48,7 @@ func main() {
 		log.Fatalf("no sandbox here: %s", st.Reason)
 	}
 	if *lat {
-		latency(*n)
+		latency(*n, *command)
 	}
 	if *doCommit {
 		commit(*files, *changed, max(*n/4, 20))
@@ -107,32 +111,38 @@ func budget(n int) {
 	}
 }
 
-// latency measures `true` through the shell tool at three levels.
-func latency(n int) {
+// latency measures a command (`true` by default) through the shell tool
+// at three levels, and safe without the seccomp filter.
+func latency(n int, command string) {
 	ws, err := os.MkdirTemp("", "bench-sandbox-")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(ws)
-	levels := []string{"full_access", "safe", "strict"}
+	// "safe-noseccomp" is safe with LCP_SECCOMP=off: the filter's cost.
+	levels := []string{"full_access", "safe", "safe-noseccomp", "strict"}
 	sets := map[string]tool.Toolset{}
 	for _, l := range levels {
 		ts, err := builtin.New(&builtin.Options{Workspace: ws, Configs: map[string]map[string]any{
-			builtin.SystemShell: {"autonomy_level": l}}})
+			builtin.SystemShell: {"autonomy_level": strings.TrimSuffix(l, "-noseccomp")}}})
 		if err != nil {
 			log.Fatal(err)
 		}
 		defer ts.Close()
 		sets[l] = ts
 	}
-	args := json.RawMessage(`{"command": "true"}`)
+	args, _ := json.Marshal(map[string]string{"command": command})
 	opts := &tool.CallOptions{Confirm: func(context.Context, *tool.Request) (tool.Decision, string) { return tool.Allow, "" }}
 	times := map[string][]time.Duration{}
 	for i := 0; i < n+5; i++ {
 		for _, l := range levels {
+			if l == "safe-noseccomp" {
+				os.Setenv("LCP_SECCOMP", "off")
+			}
 			start := time.Now()
 			res, err := tool.Call(context.Background(), sets[l], "tool_execute_shell_command", args, opts)
 			d := time.Since(start)
+			os.Unsetenv("LCP_SECCOMP")
 			if err != nil || !res.Success {
 				log.Fatalf("%s: %v %+v", l, err, res)
 			}
@@ -142,10 +152,10 @@ func latency(n int) {
 		}
 	}
 	ref := pct(times["full_access"], 50)
-	fmt.Printf("`true` through tool_execute_shell_command, %d calls each (alternating):\n", n)
+	fmt.Printf("`%s` through tool_execute_shell_command, %d calls each (alternating):\n", command, n)
 	for _, l := range levels {
 		p50, p90 := pct(times[l], 50), pct(times[l], 90)
-		fmt.Printf("  %-12s p50 %7.2f ms  p90 %7.2f ms  p50 - full_access %+7.2f ms  (%.1fx)\n", l,
+		fmt.Printf("  %-15s p50 %7.2f ms  p90 %7.2f ms  p50 - full_access %+7.2f ms  (%.1fx)\n", l,
 			ms(p50), ms(p90), ms(p50-ref), float64(p50)/float64(ref))
 	}
 }
