@@ -596,6 +596,9 @@ type serverCall struct {
 	// the tool first asks, as most calls never do.
 	frontEnd func() *clientFrontEnd
 	fe       *clientFrontEnd
+	// noSampling: the call asked for the client's model, which the client
+	// did not declare (absentModel).
+	noSampling atomic.Bool
 }
 
 // drive runs the handler to completion (tool.Drive), answering its
