@@ -41,8 +41,8 @@ import (
 type replayState struct {
 	V       int            `json:"v"`
 	Tool    string         `json:"t"`
-	Args    string         `json:"a"` // hash of the arguments
-	Issued  int64          `json:"i"` // unix seconds
+	Args    string         `json:"a"`           // hash of the arguments
+	Issued  int64          `json:"i"`           // unix seconds
 	Caller  string         `json:"u,omitempty"` // callerOf the request
 	Answers []replayAnswer `json:"r,omitempty"`
 }
