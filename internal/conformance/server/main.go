@@ -425,6 +425,13 @@ func inputRequiredTools(errs *[]error) []*native.Tool {
 		}
 		return fmt.Sprintf("name: %v %s; model: %s", v["name"], no, text), nil
 	})
+	add("test_streaming_elicitation", "Answers at once: its response stream carries only its result.", func(context.Context) (any, error) {
+		return "stream observed: result frames only", nil
+	})
+	add("test_logging_tool", "Logs a record, then answers (clients that set no log level get no record).", func(ctx context.Context) (any, error) {
+		tool.Log(ctx, "info", "a record of test_logging_tool")
+		return "logged", nil
+	})
 	add("test_missing_capability", "Needs the client's model (sampling).", func(ctx context.Context) (any, error) {
 		return tool.Generate(ctx, "Say hello", nil)
 	})
