@@ -331,7 +331,11 @@ func (s *Server) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 			}
 		case "prompts/get":
 			if p, ok := req.GetParams().(*sdk.GetPromptParams); ok && s.opts.Prompts != nil {
-				return s.getPrompt(ctx, p)
+				res, err := s.getPrompt(ctx, p)
+				if err == nil && newWire(req) {
+					res = promptComplete(res)
+				}
+				return res, err
 			}
 		}
 		return next(ctx, method, req)
@@ -592,6 +596,9 @@ type serverCall struct {
 	// the tool first asks, as most calls never do.
 	frontEnd func() *clientFrontEnd
 	fe       *clientFrontEnd
+	// noSampling: the call asked for the client's model, which the client
+	// did not declare (absentModel).
+	noSampling atomic.Bool
 }
 
 // drive runs the handler to completion (tool.Drive), answering its
@@ -793,4 +800,17 @@ func (p *progressSink) send(value, total float64, msg string, fromTool bool) {
 	ctx, ss, token := p.ctx, p.session, p.token
 	p.mu.Unlock()
 	_ = ss.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: value, Total: total, Message: msg})
+}
+
+// newWire reports whether a request is served on the 2026-07-28 wire:
+// stateless, with _meta in every request. As the SDK decides it: a
+// session without an initialize (one made for a single request) is of
+// the newest revision.
+func newWire(req sdk.Request) bool {
+	ss, ok := req.GetSession().(*sdk.ServerSession)
+	if !ok || ss == nil {
+		return false
+	}
+	ip := ss.InitializeParams()
+	return ip == nil || ip.ProtocolVersion >= "2026-07-28"
 }
