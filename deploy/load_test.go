@@ -24,7 +24,7 @@ import (
 )
 
 var (
-	accountFor      = flag.Duration("load", 8*time.Second, "how long TestLoadAccounting runs its load")
+	accountFor   = flag.Duration("load", 8*time.Second, "how long TestLoadAccounting runs its load")
 	loadSessions = flag.Int("load-sessions", 200, "how many sessions TestLoadAccounting opens")
 )
 
