@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"os/exec"
 	"sort"
@@ -61,7 +62,7 @@ func (t *tally) add(o outcome, example string) {
 // accounted reports whether o is one of the answers a call may get.
 func accounted(o outcome) bool {
 	switch o {
-	case gotResult, gotRPCError, got429, got503:
+	case gotResult, gotRPCError, got429, got503, "given up (client)":
 		return true
 	}
 	return false
@@ -309,16 +310,19 @@ func TestLoadAccounting(t *testing.T) {
 				return
 			}
 			opened.Add(1)
-			for j := 0; time.Now().Before(stop); j++ {
-				nonce := fmt.Sprintf("s%d-%d", i, j)
-				cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-				o, detail := s.call(cctx, "tool_echo", map[string]any{"nonce": nonce, "ms": 10})
-				cancel()
-				if o == gotResult && !strings.Contains(detail, "echo:"+nonce) {
-					o = "wrong result"
-				}
-				out.add(o, detail)
+			// Two calls at a time in each session, of a mix: mostly
+			// good ones, a crash of the worker now and then, slow
+			// ones, floods of output, and clients that give up.
+			var lanes sync.WaitGroup
+			for lane := range 2 {
+				lanes.Go(func() {
+					rng := rand.New(rand.NewPCG(uint64(i), uint64(lane)))
+					for j := 0; time.Now().Before(stop); j++ {
+						loadCall(ctx, s, rng, fmt.Sprintf("s%d-%d-%d", i, lane, j), out)
+					}
+				})
 			}
+			lanes.Wait()
 		})
 	}
 	wg.Wait()
@@ -334,6 +338,37 @@ func TestLoadAccounting(t *testing.T) {
 	if out.counts[gotResult] == 0 {
 		t.Errorf("no call got a result: %s", out)
 	}
+}
+
+// loadCall makes one call of a kind picked by rng and counts its outcome.
+func loadCall(ctx context.Context, s *rawSession, rng *rand.Rand, nonce string, out *tally) {
+	name, args := "tool_echo", map[string]any{"nonce": nonce, "ms": 10}
+	want := "echo:" + nonce
+	switch n := rng.IntN(100); {
+	case n < 3:
+		name, args, want = "tool_crash", map[string]any{"nonce": nonce}, ""
+	case n < 8:
+		name, args, want = "tool_hang", map[string]any{"nonce": nonce, "seconds": 1}, "woke up"
+	case n < 12:
+		name, args, want = "tool_flood", map[string]any{"nonce": nonce, "lines": 200}, "flood:"+nonce
+	case n < 16:
+		// A client that gives up: it closes the connection mid-call.
+		cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		defer cancel()
+		_, _ = s.call(cctx, "tool_hang", map[string]any{"nonce": nonce, "seconds": 2})
+		out.add("given up (client)", "")
+		return
+	}
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	o, detail := s.call(cctx, name, args)
+	if o == gotResult && want != "" && !strings.Contains(detail, want) {
+		o = "wrong result"
+	}
+	if o == gotResult && want == "" && !strings.Contains(detail, `"isError":true`) {
+		o = "a crash without an error"
+	}
+	out.add(o, detail)
 }
 
 // tail returns the last n lines of s.

@@ -180,7 +180,11 @@ type Server struct {
 	draining atomic.Bool
 	// inflight holds a cancel function per call being served, so that a
 	// drain past its timeout can end each one with a reason.
-	inflight  sync.Map     // *serverCall → func(reason string)
+	inflight sync.Map // *serverCall → func(reason string)
+	// posts holds the context of each HTTP request carrying calls in a
+	// session, by the token the guard put in its requestHeader, so that a
+	// call ends when its client disconnects.
+	posts     sync.Map     // string → context.Context
 	stateless atomic.Bool  // served with HTTPOptions.Stateless
 	posting   atomic.Int64 // HTTP requests with calls being answered
 	bodies    byteBudget   // bytes of HTTP request bodies being served
@@ -533,7 +537,11 @@ func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 			return fe
 		}
 		stop := s.pollLater(req)
+		gone := s.cancelWhenClientGone(req, func() {
+			cancel(&tool.CancelledError{Tool: name, Reason: "the client disconnected before the answer"})
+		})
 		res, err := c.drive(ctx, p.Arguments)
+		gone()
 		stop()
 		c.progress.detach()
 		return c.toMCP(res, err), nil
