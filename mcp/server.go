@@ -226,7 +226,7 @@ func NewServer(ts tool.Toolset, opts *ServerOptions) *Server {
 	caps.Logging = &sdk.LoggingCapabilities{}
 	sopts := &sdk.ServerOptions{
 		Instructions: s.opts.Instructions,
-		Logger:       s.opts.Logger,
+		Logger:       slog.New(quietUndelivered{s.opts.Logger.Handler()}),
 		Capabilities: caps,
 		GetSessionID: sessionID,
 		// Subscriptions are accepted for the host's resources (see
