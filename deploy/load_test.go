@@ -288,7 +288,7 @@ func TestLoadAccounting(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Kill)
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4 * *loadSessions, MaxConnsPerHost: 0}}
+	client := newLoadClient(4 * *loadSessions)
 
 	warm, err := openRaw(ctx, srv.URL, client)
 	if err != nil {
@@ -369,6 +369,11 @@ func loadCall(ctx context.Context, s *rawSession, rng *rand.Rand, nonce string, 
 		o = "a crash without an error"
 	}
 	out.add(o, detail)
+}
+
+// newLoadClient returns an HTTP client that keeps up to idle connections.
+func newLoadClient(idle int) *http.Client {
+	return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: idle}}
 }
 
 // tail returns the last n lines of s.
