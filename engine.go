@@ -145,6 +145,10 @@ type Config struct {
 	// MCPStderr receives the standard error of stdio MCP servers; nil
 	// discards it.
 	MCPStderr io.Writer
+	// OnMCPStart, when set, follows the start of each MCP server of
+	// MCPServers while New waits for them (see mcp.ClientOptions.OnStart):
+	// a front end shows "starting MCP server X…" instead of silence.
+	OnMCPStart func(alias string, started bool, tools int, err error)
 	// MCPOAuth configures signing in to MCP servers that ask for OAuth
 	// (token store, browser, time limit); nil means the defaults of
 	// package mcp/oauth.
@@ -324,7 +328,7 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 	if len(e.cfg.MCPServers) > 0 {
 		remote, err := mcp.NewClientToolset(ctx, e.cfg.MCPServers, &mcp.ClientOptions{
 			Respond: e.cfg.Respond, Stderr: e.cfg.MCPStderr, Logger: e.cfg.Logger, OAuth: e.cfg.MCPOAuth,
-			Workspace: e.cfg.Workspace, StateDir: e.cfg.MCPStateDir,
+			Workspace: e.cfg.Workspace, StateDir: e.cfg.MCPStateDir, OnStart: e.cfg.OnMCPStart,
 			Autonomy: func(alias string) autonomy.Level { return autonomy.FromConfig(e.cfg.HostToolConfigs[alias]) },
 		})
 		if err != nil {

@@ -98,6 +98,7 @@ and the LCP result object as --json prints it.`,
 		},
 	}
 	o.inv.register(cmd.Flags(), runsTools)
+	o.inv.status = env.Stderr
 	f := cmd.Flags()
 	f.StringVar(&o.args, "args", "", "the arguments as a JSON `object`")
 	f.StringVar(&o.context, "context", "", "the tool_context as a JSON `object`")

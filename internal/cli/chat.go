@@ -94,6 +94,7 @@ questions take their default answer or are declined.`,
 		},
 	}
 	o.inv.register(cmd.Flags(), runsTools)
+	o.inv.status = env.Stderr
 	o.watch.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&o.model, "model", "", "the endpoint: `URL[#MODEL]` (default $LCP_MODEL)")
