@@ -42,12 +42,12 @@ type inventoryFlags struct {
 	mcpServers []string
 	// status receives the start-up progress of MCP servers (the
 	// command's stderr); nil says nothing.
-	status io.Writer
-	mounts     []string
-	builtins   bool
-	precise    bool
-	validate   bool
-	sandbox    bool
+	status   io.Writer
+	mounts   []string
+	builtins bool
+	precise  bool
+	validate bool
+	sandbox  bool
 	// pathsAsFindings: a missing --tools folder or --file is a finding
 	// of lcp check (an error) rather than a usage error.
 	pathsAsFindings bool
