@@ -521,9 +521,11 @@ func (p *chatPrinter) event(e agent.Event) {
 		p.live.begin(name)
 	case agent.EventToolResult:
 		res := e.Result
-		took := ""
-		if e.Elapsed >= time.Second {
-			took = fmt.Sprintf(" (%.1fs)", e.Elapsed.Seconds())
+		// The time the call took, less the time its prompts waited
+		// for the person.
+		took, ran := "", e.Elapsed-p.live.promptWait()
+		if ran >= time.Second {
+			took = fmt.Sprintf(" (%.1fs)", ran.Seconds())
 		}
 		name := safeText(e.Call.Function.Name, false)
 		if rejection := tool.RejectionOf(res); rejection != nil {
