@@ -56,13 +56,13 @@ type live struct {
 	waited   time.Duration
 	pausedAt time.Time
 	unquiet  func()
-	prog    progress
-	frame   int
-	drawn   bool // the status line is on the screen
-	paused  int  // prompts being shown
-	held    []string
-	dropped int // held lines dropped past maxHeld
-	partial map[string]*strings.Builder
+	prog     progress
+	frame    int
+	drawn    bool // the status line is on the screen
+	paused   int  // prompts being shown
+	held     []string
+	dropped  int // held lines dropped past maxHeld
+	partial  map[string]*strings.Builder
 	// lastProgress is when a progress line was last printed (no status
 	// line, -v), lastMessage its message.
 	lastProgress time.Time
