@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -39,11 +40,15 @@ type inventoryFlags struct {
 	stt        string
 	modelCfg   string
 	mcpConfig  string
-	mounts     []string
-	builtins   bool
-	precise    bool
-	validate   bool
-	sandbox    bool
+	mcpServers []string
+	// status receives the start-up progress of MCP servers (the
+	// command's stderr); nil says nothing.
+	status   io.Writer
+	mounts   []string
+	builtins bool
+	precise  bool
+	validate bool
+	sandbox  bool
 	// The budget of every sandboxed run (--sandbox-memory-mb, ...).
 	budgetMemoryMB, budgetDiskMB, budgetProcesses int
 	budgetTime                                    time.Duration
@@ -85,6 +90,7 @@ func (f *inventoryFlags) register(fs *pflag.FlagSet, use inventoryUse) {
 	fs.StringArrayVar(&f.mounts, "mount", nil, "mount a tool `library` by name beside the others: from the tools folders, else the built-in library (workspace_tools, system_shell, execute_python, user_interactive_tools...; repeatable)")
 	fs.BoolVar(&f.builtins, "builtins", false, "add the whole built-in library beside --tools and --file")
 	fs.StringVar(&f.mcpConfig, "mcp-config", "", "JSON `file` of MCP servers whose tools join the inventory as <alias>::<tool> (the mcpServers shape of desktop clients, or a list)")
+	fs.StringArrayVar(&f.mcpServers, "mcp-server", nil, "one MCP server without a config file: a `command` line ('npx -y @modelcontextprotocol/server-everything') or an http(s) URL, optionally as alias=...; its tools join as <alias>::<tool> (repeatable)")
 	fs.StringVar(&f.hostConfig, "host-config", "", "JSON `file` of host_tool_configs, keyed by library stem")
 	fs.StringVar(&f.autonomy, "autonomy", "", "autonomy `level` of the built-in libraries: strict, safe (the default) or full_access; a library's autonomy_level in --host-config wins")
 	fs.BoolVar(&f.precise, "precise", false, "precise schemas from Python annotations (Literal -> enum, list[int] -> array of integers, Optional -> not required); default: the LCP rule")
@@ -187,6 +193,13 @@ func (f *inventoryFlags) config() (*lcp.Config, error) {
 		}
 		cfg.MCPServers = servers
 	}
+	if len(f.mcpServers) > 0 {
+		servers, err := serverFlags(f.mcpServers, cfg.MCPServers)
+		if err != nil {
+			return nil, err
+		}
+		cfg.MCPServers = append(cfg.MCPServers, servers...)
+	}
 	if err := f.models(cfg); err != nil {
 		return nil, err
 	}
@@ -280,6 +293,9 @@ func (f *inventoryFlags) engine(ctx context.Context, adjust func(*lcp.Config)) (
 	cfg, err := f.config()
 	if err != nil {
 		return nil, err
+	}
+	if f.status != nil && len(cfg.MCPServers) > 0 {
+		cfg.OnMCPStart = startNotes(f.status)
 	}
 	if adjust != nil {
 		adjust(cfg)
