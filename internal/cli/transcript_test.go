@@ -3,11 +3,14 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/lcptools/lcp/internal/buildinfo"
 	"github.com/lcptools/lcp/internal/transcript"
 )
 
@@ -55,10 +58,18 @@ func TestCLITranscripts(t *testing.T) {
 // messages a client exchanges with `lcp mcp` over stdio.
 func TestMCPTranscripts(t *testing.T) {
 	needPython(t)
+	// A library's system prompt is part of initialize's answer: its
+	// function's budget includes a worker's cold start, which a busy
+	// machine stretches past the 5 s default. (Not t.Setenv: the cases run
+	// in parallel; no other test of the package reads it.)
+	os.Setenv("LCP_PROMPT_TIMEOUT", "3m")
+	t.Cleanup(func() { os.Unsetenv("LCP_PROMPT_TIMEOUT") })
+	version, _ := json.Marshal(buildinfo.Version())
+	bind := transcript.Vars{"VERSION": version}
 	for _, f := range transcript.Files(t, filepath.Join("testdata", "transcripts", "mcp")) {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
 			t.Parallel()
-			transcript.RunMCP(t, f, serveInProcess, transcript.Options{Update: *update})
+			transcript.RunMCP(t, f, serveInProcess, transcript.Options{Update: *update, Bind: bind})
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -26,6 +27,9 @@ type Options struct {
 	Update bool
 	// Env are variables a cmd or args line may use, besides $WORK.
 	Env map[string]string
+	// Bind are variables of expected JSON bound before the first message
+	// (the server's version, say).
+	Bind Vars
 }
 
 // Command runs one lcp command line in dir with stdin, and returns what it
@@ -217,7 +221,10 @@ func RunMCP(t *testing.T, path string, start Server, opts Options) {
 		stderr := stop()
 		t.Fatalf("%s: "+format+"\nlcp's stderr:\n%s", append(append([]any{path}, a...), stderr)...)
 	}
-	vars := Vars{}
+	vars := maps.Clone(opts.Bind)
+	if vars == nil {
+		vars = Vars{}
+	}
 	changed := false
 	for i, st := range steps {
 		want, err := splitJSON(st.Text)
