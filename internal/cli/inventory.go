@@ -162,6 +162,13 @@ func (f *inventoryFlags) config() (*lcp.Config, error) {
 		ValidateArguments: f.validate,
 		Sandbox:           f.sandbox,
 	}
+	if s := f.lookupEnv()("LCP_PROMPT_TIMEOUT"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return nil, usagef("LCP_PROMPT_TIMEOUT=%q: want a positive duration such as 30s", s)
+		}
+		cfg.PromptTimeout = d
+	}
 	if !f.pathsAsFindings {
 		if err := f.checkPaths(); err != nil {
 			return nil, err

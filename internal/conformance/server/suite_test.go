@@ -3,13 +3,11 @@ package main
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -132,7 +130,7 @@ func TestSuiteScenarios(t *testing.T) {
 	}
 
 	url := startFixture(t)
-	var summary []string
+	var summary []suitecli.Result
 	for _, sc := range scenarios {
 		t.Run(sc, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -140,27 +138,10 @@ func TestSuiteScenarios(t *testing.T) {
 			cmd := exec.CommandContext(ctx, node, append([]string{cli, "server", "--url", url, "--scenario", sc}, suitecli.VersionArgs(required, sc)...)...)
 			cmd.Dir = t.TempDir()
 			out, err := cmd.CombinedOutput()
-			m := suitecli.ResultLine.FindSubmatch(out)
-			if m == nil {
-				t.Fatalf("no result line (%v):\n%s", err, out)
-			}
-			passed, _ := strconv.Atoi(string(m[1]))
-			total, _ := strconv.Atoi(string(m[2]))
-			failed, _ := strconv.Atoi(string(m[3]))
-			warnings, _ := strconv.Atoi(string(m[4]))
-			summary = append(summary, fmt.Sprintf("%-32s %2d/%-2d", sc, passed, total))
-			t.Logf("%s: Passed: %d/%d, %d failed, %d warnings", sc, passed, total, failed, warnings)
-			switch {
-			case total == 0:
-				t.Errorf("the scenario checked nothing:\n%s", out)
-			case failed > 0 || warnings > 0 || passed != total:
-				t.Errorf("%d failed, %d warnings:\n%s", failed, warnings, out)
-			case err != nil:
-				t.Errorf("the suite failed (%v):\n%s", err, out)
-			}
+			summary = append(summary, suitecli.Check(t, sc, out, err))
 		})
 	}
-	t.Logf("MCP conformance suite 0.2.0-alpha.12 at %s, server scenarios (passed/total checks):\n%s", suitecli.Revision, strings.Join(summary, "\n"))
+	t.Logf("MCP conformance suite 0.2.0-alpha.12 at %s, server scenarios (passed/total checks):\n%s", suitecli.Revision, suitecli.Summary(summary, 32))
 }
 
 // summaryLine matches a scenario of the suite's summary of a requirements
