@@ -322,6 +322,7 @@ func (c *serverCall) missingCapability(res *tool.Result, err error) error {
 		return nil
 	}
 	data, _ := json.Marshal(sdk.MissingRequiredClientCapabilityData{
+		//lint:ignore SA1019 the capability a sampling tool needs is named as the spec says, deprecated or not
 		RequiredCapabilities: &sdk.ClientCapabilities{Sampling: &sdk.SamplingCapabilities{}}})
 	return &jsonrpc.Error{Code: sdk.CodeMissingRequiredClientCapabilities, Data: data,
 		Message: fmt.Sprintf("tool %s needs the client's model (sampling), which the client did not declare in its capabilities", c.name)}
