@@ -284,7 +284,7 @@ func installSeccomp() error {
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
 	if errno != 0 {
-		return fmt.Errorf("install the seccomp filter: %w", errno)
+		return fmt.Errorf("install the seccomp filter: %w (%s=off in lcp's environment runs without it)", errno, seccompEnv)
 	}
 	return nil
 }
