@@ -298,7 +298,9 @@ func (c *classifier) makeProven(n syntax.Node, t []string) bool {
 	var src []byte
 	for _, name := range []string{"GNUmakefile", "makefile", "Makefile"} {
 		if fi, err := os.Lstat(filepath.Join(ws, name)); err == nil {
-			if !fi.Mode().IsRegular() || fi.Size() > maxScript {
+			// make first tries to remake the makefile itself, by the same
+			// built-in rules as any file.
+			if !fi.Mode().IsRegular() || fi.Size() > maxScript || !makeLeaf(ws, name) {
 				return false
 			}
 			if src, err = os.ReadFile(filepath.Join(ws, name)); err != nil {
@@ -365,7 +367,7 @@ func (c *classifier) makeProven(n syntax.Node, t []string) bool {
 // makeLeaf reports whether target is an existing file of the workspace
 // that no built-in implicit rule could remake: no other entry of its
 // folder shares its stem (x.c, x.y, x.o, x.sh, ...) or is its RCS/SCCS
-// form.
+// form (x,v, s.x).
 func makeLeaf(ws, target string) bool {
 	if strings.ContainsAny(target, "*?[") {
 		return false
@@ -385,7 +387,7 @@ func makeLeaf(ws, target string) bool {
 	}
 	for _, e := range names {
 		s, _, _ := strings.Cut(e.Name(), ".")
-		if e.Name() != base && (s == stem || e.Name() == "s."+base) {
+		if e.Name() != base && (s == stem || e.Name() == "s."+base || strings.HasPrefix(e.Name(), base+",")) {
 			return false
 		}
 	}

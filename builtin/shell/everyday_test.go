@@ -97,6 +97,8 @@ func TestMakeProven(t *testing.T) {
 		{"recursion", "a:\n\tmake a\n", nil, "make a", Ask},
 		{"recipe writes an existing file", "hello:\n\techo hi > Makefile\n", nil, "make hello", Ask},
 		{"continuation", "hello:\n\techo hi \\\n\t  there\n", nil, "make hello", Run},
+		{"makefile an implicit rule could remake", "hello:\n\techo hi\n", []string{"Makefile.o"}, "make hello", Ask},
+		{"makefile under RCS", "hello:\n\techo hi\n", []string{"Makefile,v"}, "make hello", Ask},
 		{"recipe before a rule", "\techo hi\nhello:\n\techo hi\n", nil, "make hello", Ask},
 	}
 	for _, tc := range tests {
