@@ -291,3 +291,14 @@ func installSeccomp() error {
 
 // addrNoRandomize is personality(2)'s ADDR_NO_RANDOMIZE.
 const addrNoRandomize = 0x0040000
+
+// seccompStatus describes the filter for Status.
+func seccompStatus() string {
+	switch {
+	case !seccompWanted():
+		return "off (" + seccompEnv + "=" + os.Getenv(seccompEnv) + ")"
+	case nativeArch == nil:
+		return "none (" + errNoSeccompArch.Error() + ")"
+	}
+	return fmt.Sprintf("on (a third layer: %d system calls denied or narrowed on %s)", len(nativeArch.nr), nativeArch.name)
+}
