@@ -126,7 +126,7 @@ func (b *lib) runShell(ctx context.Context, in shellArgs) (map[string]any, error
 		return failure("The command is empty.", nil), nil
 	}
 	dir := b.workspaceDir(ctx)
-	v := shell.Classify(in.Command, &shell.Options{Workspace: dir})
+	v := shell.Classify(in.Command, &shell.Options{Workspace: dir, Python: b.pythonJudge(ctx, dir)})
 	prog, args := shell.Program(in.Command)
 	cfg := call(ctx).Config
 	return b.run(ctx, &job{what: "Command", label: "Run a shell command", source: in.Command,
@@ -350,5 +350,30 @@ func (b *lib) pythonJob(ctx context.Context, j *job, interp string, v pyrisk.Ver
 	j.safeEnv = shell.SafeEnv
 	if sandboxOn(call(ctx).Config) {
 		j.program, j.readPaths = sandbox.Python(interp)
+	}
+}
+
+// pythonJudge judges Python code a shell command runs (python3 -c,
+// python3 SCRIPT.py) with pyrisk, as tool_execute_python_code's code is
+// judged without a sandbox: every reason, write, credential read and
+// network use counts. Local modules are looked up in dir, then in the
+// working folder.
+func (b *lib) pythonJudge(ctx context.Context, dir string) func(code, from string) []string {
+	return func(code, from string) []string {
+		ws, err := workspace.Open(dir)
+		if err != nil {
+			return []string{err.Error()}
+		}
+		defer ws.Close()
+		rel, err := filepath.Rel(ws.Dir(), from)
+		if err != nil || !filepath.IsLocal(rel) && rel != "." {
+			return []string{"the code's folder is outside the workspace"}
+		}
+		v := pyrisk.Classify(code, &pyrisk.Options{Module: moduleFinder(ws, rel, "."), Workspace: ws.Dir()})
+		out := slices.Concat(v.Reasons, v.Writes, v.Reads)
+		for _, p := range v.Needs {
+			out = append(out, p.Reason)
+		}
+		return out
 	}
 }

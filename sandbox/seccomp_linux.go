@@ -284,10 +284,21 @@ func installSeccomp() error {
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
 	if errno != 0 {
-		return fmt.Errorf("install the seccomp filter: %w", errno)
+		return fmt.Errorf("install the seccomp filter: %w (%s=off in lcp's environment runs without it)", errno, seccompEnv)
 	}
 	return nil
 }
 
 // addrNoRandomize is personality(2)'s ADDR_NO_RANDOMIZE.
 const addrNoRandomize = 0x0040000
+
+// seccompStatus describes the filter for Status.
+func seccompStatus() string {
+	switch {
+	case !seccompWanted():
+		return "off (" + seccompEnv + "=" + os.Getenv(seccompEnv) + ")"
+	case nativeArch == nil:
+		return "none (" + errNoSeccompArch.Error() + ")"
+	}
+	return fmt.Sprintf("on (a third layer: %d system calls denied or narrowed on %s)", len(nativeArch.nr), nativeArch.name)
+}

@@ -42,6 +42,9 @@ type Status struct {
 	// ProcessLimit: RLIMIT_NPROC is enforced in sandboxed runs (the
 	// sandbox never runs as host uid 0).
 	ProcessLimit bool
+	// Seccomp says whether runs get the seccomp filter, for which
+	// architecture, or why not.
+	Seccomp string
 }
 
 var (

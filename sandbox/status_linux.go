@@ -117,6 +117,7 @@ func probeFeatures() Status {
 	st.Cgroups, st.PidsController = cgroups()
 	st.IdmappedMounts = st.Root // root can create them where the filesystem allows
 	st.ProcessLimit = true
+	st.Seccomp = seccompStatus()
 	return st
 }
 

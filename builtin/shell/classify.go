@@ -44,7 +44,9 @@ type Verdict struct {
 	// to need (the network, writes outside the workspace, the host
 	// itself, writes into .git), each with its reason: inside the
 	// sandbox, safe mode asks only for these. A subset of what Reasons
-	// say.
+	// say, except writes into .git that are harmless on the host (git
+	// add: the index and new objects), which a Run verdict can need in a
+	// sandbox that shows .git read-only.
 	Needs []sandbox.Permission
 }
 
@@ -58,6 +60,10 @@ type Options struct {
 	// Home is the directory "~" stands for; empty means the current
 	// user's home directory.
 	Home string
+	// Python, when set, judges Python code that python3 -c or python3
+	// SCRIPT.py would run with dir first on sys.path: the reasons it is
+	// not proven harmless, none when it is. Without it, Python asks.
+	Python func(code, dir string) []string
 }
 
 // Classify parses command as bash and decides whether safe mode may run it
@@ -66,6 +72,12 @@ type Options struct {
 // and assignment value is judged; the command runs directly only if all of
 // them pass. Anything that cannot be judged asks. Classify never panics.
 func Classify(command string, opts *Options) (v Verdict) {
+	return classify(command, opts, 0)
+}
+
+// classify is Classify of a command found depth levels down (a makefile's
+// recipe).
+func classify(command string, opts *Options, depth int) (v Verdict) {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -83,7 +95,8 @@ func Classify(command string, opts *Options) (v Verdict) {
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	c := &classifier{src: command, paths: newPathJudge(opts.Workspace, home), seen: map[string]bool{}}
+	c := &classifier{src: command, paths: newPathJudge(opts.Workspace, home), seen: map[string]bool{},
+		python: opts.Python, depth: depth}
 	defer func() {
 		// The walker must not take the process down on a tree shape it
 		// did not expect; such a command is simply not judged.
@@ -94,7 +107,7 @@ func Classify(command string, opts *Options) (v Verdict) {
 	c.cwdMoved = changesDir(file)
 	syntax.Walk(file, c.visit)
 	if len(c.reasons) == 0 {
-		return Verdict{Decision: Run}
+		return Verdict{Decision: Run, Needs: c.needs}
 	}
 	if c.more > 0 {
 		c.reasons = append(c.reasons, fmt.Sprintf("... and %d more findings", c.more))
@@ -111,6 +124,8 @@ type classifier struct {
 	seen     map[string]bool
 	needs    []sandbox.Permission
 	gitRisk  *string // gitConfigRisk, once read
+	python   func(code, dir string) []string
+	depth    int // of nested judgements (makefile recipes)
 }
 
 // maxReasons bounds the reasons shown to the operator.
@@ -372,6 +387,9 @@ func (c *classifier) argv(n syntax.Node, words []*syntax.Word) {
 		return
 	}
 	check, ok := allowed(name)
+	if !ok && c.proven(n, name, words[1:]) {
+		return
+	}
 	if !ok {
 		c.judged(n, unknownReason(name, words[1:]))
 		return

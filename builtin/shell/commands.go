@@ -654,6 +654,7 @@ func checkMkdir(c *classifier, n syntax.Node, name string, args []*syntax.Word) 
 	}
 	for _, a := range operands(scanned) {
 		c.createArg(n, a)
+		c.checkTouchTimes(n, a)
 	}
 }
 
@@ -664,6 +665,7 @@ func checkTouch(c *classifier, n syntax.Node, name string, args []*syntax.Word) 
 	}
 	for _, a := range operands(scanned) {
 		c.createArg(n, a)
+		c.checkTouchTimes(n, a)
 	}
 }
 

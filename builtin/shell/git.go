@@ -114,6 +114,8 @@ func (c *classifier) gitSub(n syntax.Node, sub string, rest []string) {
 		c.ask(n, "git remote %s changes remotes or contacts them", strings.Join(rest, " "))
 	case sub == "config":
 		c.gitConfig(n, rest)
+	case sub == "add":
+		c.gitAdd(n, rest)
 	case sub == "stash" || sub == "notes":
 		if len(rest) > 0 && (rest[0] == "list" || rest[0] == "show") {
 			return

@@ -152,6 +152,9 @@ func writeDoctor(w io.Writer, st sandbox.Status) {
 	row("user namespaces", ns)
 	row("mount, PID, network, IPC", yes(st.UserNamespaces)+" (created with the user namespace)")
 	row("overlayfs (copy-on-write)", yes(st.Overlay))
+	if st.Seccomp != "" {
+		row("seccomp", st.Seccomp)
+	}
 	if st.LandlockABI > 0 {
 		row("Landlock", fmt.Sprintf("ABI %d (a second layer: writes, signals, abstract sockets)", st.LandlockABI))
 	} else {
