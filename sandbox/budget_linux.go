@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -165,8 +166,9 @@ func (g *budget) ended(r *Report) {
 		g.exceeded = g.check()
 	}
 	r.Exceeded = g.exceeded
-	if g.placeErr != nil && r.SetupErr != nil {
-		r.SetupErr = &SetupError{Step: "budget", Err: g.placeErr}
+	var se *SetupError
+	if g.placeErr != nil && errors.As(r.SetupErr, &se) && se.Step == "budget" {
+		r.SetupErr = &SetupError{Step: "budget", Err: fmt.Errorf("%w; the command did not start", g.placeErr)}
 	}
 }
 
