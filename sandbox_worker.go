@@ -97,9 +97,16 @@ func (e *Engine) wrapWorker(cmd *exec.Cmd, lib worker.Library, ws string, calls 
 	// read back once the process runs; its proxy serves it while it lives.
 	return func() {
 		box.Started()
-		if proxy != nil {
-			go func() { <-box.Ended(); proxy.Close() }()
-		}
+		go func() {
+			<-box.Ended()
+			if proxy != nil {
+				proxy.Close()
+			}
+			// The pool sees a worker that died; the log says why.
+			if rep := box.Report(); rep.Exceeded != "" && e.cfg.Logger != nil {
+				e.cfg.Logger.Warn("the sandboxed worker went over its budget and was ended", "library", stem, "budget", rep.BudgetText())
+			}
+		}()
 		box.Close()
 	}, nil
 }

@@ -1,12 +1,16 @@
 package lcp_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/lcptools/lcp"
 	"github.com/lcptools/lcp/sandbox"
@@ -103,4 +107,70 @@ func TestPythonLibrarySandbox(t *testing.T) {
 			os.Remove("/etc/lcp-probe")
 		})
 	}
+}
+
+// TestPythonLibrarySandboxBudget: a sandboxed worker whose memory goes
+// over the run's budget (Config.SandboxBudget) is ended, the call fails,
+// the log names the budget, and the next call gets a fresh worker.
+func TestPythonLibrarySandboxBudget(t *testing.T) {
+	needPython(t)
+	if st := sandbox.Probe(); !st.Available {
+		t.Skipf("the kernel sandbox is unavailable here: %s", st.Reason)
+	}
+	if !strings.HasPrefix(sandbox.Accounting(), "cgroup") {
+		t.Skip("no control groups for the budget here (" + sandbox.Accounting() + ")")
+	}
+	tools := t.TempDir()
+	lib := `def tool_fill(mb: int) -> int:
+    """Holds mb MiB.
+
+    Args:
+        mb: how much
+    """
+    b = bytearray(mb << 20)
+    b[::4096] = b"x" * len(b[::4096])
+    return len(b)
+`
+	if err := os.WriteFile(filepath.Join(tools, "fill.py"), []byte(lib), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	eng, err := lcp.New(context.Background(), &lcp.Config{ToolsFolders: []string{tools}, Workspace: t.TempDir(), Sandbox: true,
+		SandboxBudget: sandbox.Limits{TotalMemory: 160 << 20}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	if res := eng.ExecuteTool(context.Background(), "tool_fill", json.RawMessage(`{"mb": 400}`)); res.Success {
+		t.Fatalf("400 MiB in a 160 MiB budget: %+v", res)
+	}
+	if res := eng.ExecuteTool(context.Background(), "tool_fill", json.RawMessage(`{"mb": 8}`)); !res.Success {
+		t.Fatalf("the next call: %+v", res)
+	}
+	// The log line is written once the dead worker's sandbox has ended.
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(logs.String(), "memory budget (160 MiB") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(logs.String(), "memory budget (160 MiB") {
+		t.Errorf("the log does not name the budget: %s", logs.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

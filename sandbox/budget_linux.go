@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -62,7 +63,7 @@ func (b *Box) prepareBudget(cmd *exec.Cmd) error {
 		}
 		b.gateR, g.gateW = r, w
 	}
-	b.onStarted, b.onEnded, b.onClose = g.started, g.ended, g.close
+	b.onStarted, b.onEnded, b.onClose = g.started, g.ended, func() { g.close(b.drained) }
 	return nil
 }
 
@@ -165,13 +166,28 @@ func (g *budget) ended(r *Report) {
 		g.exceeded = g.check()
 	}
 	r.Exceeded = g.exceeded
-	if g.placeErr != nil && r.SetupErr != nil {
-		r.SetupErr = &SetupError{Step: "budget", Err: g.placeErr}
+	var se *SetupError
+	if g.placeErr != nil && errors.As(r.SetupErr, &se) && se.Step == "budget" {
+		r.SetupErr = &SetupError{Step: "budget", Err: fmt.Errorf("%w; the command did not start", g.placeErr)}
 	}
 }
 
-// close removes the run's groups and releases its layer.
-func (g *budget) close() {
+// close removes the run's groups and releases its layer once the init
+// has exited (drained is closed then): a worker's Box is closed while its
+// run goes on, under its budget.
+func (g *budget) close(drained <-chan struct{}) {
+	select {
+	case <-drained:
+		g.teardown()
+	default:
+		go func() {
+			<-drained
+			g.teardown()
+		}()
+	}
+}
+
+func (g *budget) teardown() {
 	g.stopOnce.Do(func() { close(g.stop) })
 	g.watching.Wait()
 	if g.gateW != nil {

@@ -234,3 +234,34 @@ func BenchmarkPlace(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// TestBudgetFailsClosed: when lcp cannot put the init in the run's groups,
+// the command does not run, and the report says why.
+func TestBudgetFailsClosed(t *testing.T) {
+	requireGroups(t)
+	ws := t.TempDir()
+	os.Chmod(ws, 0o755)
+	cmd := exec.Command("/bin/sh", "-c", "echo ran > ran.txt")
+	cmd.Dir = ws
+	box, err := Wrap(cmd, &Policy{Workspace: ws, Mode: Write, Env: []string{"PATH=/usr/bin:/bin"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer box.Close()
+	// The groups vanish before the init is placed.
+	if err := rmdirs(box.budget.group.dirs); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	box.Started()
+	cmd.Wait()
+	r := box.Report()
+	if r.SetupErr == nil || !strings.Contains(r.SetupErr.Error(), "budget") || !strings.Contains(r.SetupErr.Error(), "did not start") {
+		t.Errorf("set-up error %v", r.SetupErr)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ran.txt")); err == nil {
+		t.Error("the command ran outside its budget")
+	}
+}

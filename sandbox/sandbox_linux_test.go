@@ -626,6 +626,15 @@ func unprivilegedChild(t *testing.T) {
 	if got := strings.TrimSpace(r.stdout); got != strconv.Itoa(os.Getuid()) {
 		t.Errorf("stdout = %q, want the user's own uid", got)
 	}
+	// A normal user cannot write the root's control groups: the fallback
+	// bounds the run, and says so.
+	if r.report.Accounting != "rlimits" || r.report.Exceeded != "" {
+		t.Errorf("accounting %q, exceeded %q", r.report.Accounting, r.report.Exceeded)
+	}
+	fork := runIn(t, &Policy{Workspace: ws, Limits: Limits{Processes: 16}}, "for i in $(seq 40); do sleep 30 & done; wait")
+	if fork.err == nil || !strings.Contains(fork.stderr, "fork") && !strings.Contains(fork.stderr, "Resource temporarily unavailable") {
+		t.Errorf("40 processes in a run of 16: err %v, stderr %s", fork.err, fork.stderr)
+	}
 	cs, err := r.box.Changes(nil)
 	if err != nil {
 		t.Fatal(err)

@@ -52,7 +52,6 @@ type inventoryFlags struct {
 	// The budget of every sandboxed run (--sandbox-memory-mb, ...).
 	budgetMemoryMB, budgetDiskMB, budgetProcesses int
 	budgetTime                                    time.Duration
-	flags                                         *pflag.FlagSet // what register was given, to tell a flag given as 0
 	// pathsAsFindings: a missing --tools folder or --file is a finding
 	// of lcp check (an error) rather than a usage error.
 	pathsAsFindings bool
@@ -84,7 +83,6 @@ const (
 )
 
 func (f *inventoryFlags) register(fs *pflag.FlagSet, use inventoryUse) {
-	f.flags = fs
 	fs.StringArrayVar(&f.tools, "tools", nil, "a tools `folder` to scan (repeatable; default: the built-in library)")
 	fs.StringArrayVar(&f.files, "file", nil, "a single tool `file` to load (repeatable)")
 	fs.StringArrayVar(&f.mounts, "mount", nil, "mount a tool `library` by name beside the others: from the tools folders, else the built-in library (workspace_tools, system_shell, execute_python, user_interactive_tools...; repeatable)")
@@ -100,10 +98,10 @@ func (f *inventoryFlags) register(fs *pflag.FlagSet, use inventoryUse) {
 	fs.StringVar(&f.workspace, "workspace", "", "working `directory` of tool calls (default: the current directory)")
 	fs.StringVar(&f.python, "python", "", "Python `interpreter` for Python tools (default: python3 on PATH)")
 	fs.BoolVar(&f.sandbox, "sandbox", false, "run every Python tool library in the kernel sandbox (workspace writable, .git read-only, no network unless configured)")
-	fs.IntVar(&f.budgetMemoryMB, "sandbox-memory-mb", 0, "memory `MiB` of each sandboxed run as a whole: processes, tmpfs, shared memory, memfd, its copy-on-write layer (default 2048; a library's sandbox_run_memory_mb wins)")
-	fs.IntVar(&f.budgetDiskMB, "sandbox-disk-mb", 0, "`MiB` of new and changed files of each copy-on-write sandboxed run (default 1024; a library's sandbox_disk_mb wins)")
-	fs.IntVar(&f.budgetProcesses, "sandbox-processes", 0, "processes and threads of each sandboxed run at once (default 1024; a library's sandbox_processes wins)")
-	fs.DurationVar(&f.budgetTime, "sandbox-time", 0, "wall time of each sandboxed run, e.g. 10m (default: none beyond the tools' own time limit; a library's sandbox_time_seconds wins)")
+	fs.Var(positiveInt{&f.budgetMemoryMB, 1 << 30}, "sandbox-memory-mb", "memory `MiB` of each sandboxed run as a whole: processes, tmpfs, shared memory, memfd, its copy-on-write layer (default 2048; a library's sandbox_run_memory_mb wins)")
+	fs.Var(positiveInt{&f.budgetDiskMB, 1 << 30}, "sandbox-disk-mb", "`MiB` of new and changed files of each copy-on-write sandboxed run (default 1024; a library's sandbox_disk_mb wins)")
+	fs.Var(positiveInt{&f.budgetProcesses, 1 << 30}, "sandbox-processes", "processes and threads of each sandboxed run at once (default 1024; a library's sandbox_processes wins)")
+	fs.Var(positiveDuration{&f.budgetTime}, "sandbox-time", "wall time of each sandboxed run, e.g. 10m (default: none beyond the tools' own time limit; a library's sandbox_time_seconds wins)")
 	if use < runsTools {
 		return
 	}
@@ -402,27 +400,56 @@ func describeChange(c lcp.Change) string {
 	return strings.Join(parts, " ")
 }
 
-// budget checks the budget flags and puts them in the configuration: a
-// value that is not a positive number is a usage error naming the flag
-// (pflag refuses what is not a number at all).
+// budget puts the budget flags in the configuration (their values are
+// checked as they are parsed: positiveInt, positiveDuration).
 func (f *inventoryFlags) budget(cfg *lcp.Config) error {
-	for _, fl := range []struct {
-		name string
-		v    int64
-		show string
-	}{{"--sandbox-memory-mb", int64(f.budgetMemoryMB), strconv.Itoa(f.budgetMemoryMB)},
-		{"--sandbox-disk-mb", int64(f.budgetDiskMB), strconv.Itoa(f.budgetDiskMB)},
-		{"--sandbox-processes", int64(f.budgetProcesses), strconv.Itoa(f.budgetProcesses)},
-		{"--sandbox-time", int64(f.budgetTime), f.budgetTime.String()}} {
-		given := f.flags != nil && f.flags.Changed(strings.TrimPrefix(fl.name, "--"))
-		if fl.v < 0 || fl.v == 0 && given {
-			return usagef("%s: %s is not allowed; want a positive value (leave the flag out for the default)", fl.name, fl.show)
-		}
-	}
-	if f.budgetMemoryMB > 1<<30 || f.budgetDiskMB > 1<<30 {
-		return usagef("--sandbox-memory-mb, --sandbox-disk-mb: at most %d MiB", 1<<30)
-	}
 	cfg.SandboxBudget = sandbox.Limits{TotalMemory: int64(f.budgetMemoryMB) << 20, Disk: int64(f.budgetDiskMB) << 20,
 		Processes: f.budgetProcesses, WallTime: f.budgetTime}
 	return nil
 }
+
+// positiveInt is a flag that takes a whole number from 1 to max: 0, a
+// negative number or anything else is refused, naming the flag.
+type positiveInt struct {
+	v   *int
+	max int
+}
+
+func (p positiveInt) String() string {
+	if p.v == nil || *p.v == 0 {
+		return ""
+	}
+	return strconv.Itoa(*p.v)
+}
+
+func (p positiveInt) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 || n > p.max {
+		return fmt.Errorf("want a whole number from 1 to %d (leave the flag out for the default)", p.max)
+	}
+	*p.v = n
+	return nil
+}
+
+func (p positiveInt) Type() string { return "int" }
+
+// positiveDuration is a flag that takes a duration above zero.
+type positiveDuration struct{ v *time.Duration }
+
+func (p positiveDuration) String() string {
+	if p.v == nil || *p.v == 0 {
+		return ""
+	}
+	return p.v.String()
+}
+
+func (p positiveDuration) Set(s string) error {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d <= 0 {
+		return errors.New("want a duration above zero, e.g. 10m (leave the flag out for the default)")
+	}
+	*p.v = d
+	return nil
+}
+
+func (p positiveDuration) Type() string { return "duration" }

@@ -108,17 +108,17 @@ func TestBudgetFlags(t *testing.T) {
 		{[]string{"--sandbox-memory-mb", "512", "--sandbox-disk-mb", "64", "--sandbox-processes", "32", "--sandbox-time", "2m"},
 			sandbox.Limits{TotalMemory: 512 << 20, Disk: 64 << 20, Processes: 32, WallTime: 2 * time.Minute}, ""},
 		{nil, sandbox.Limits{}, ""},
-		{[]string{"--sandbox-memory-mb", "-1"}, sandbox.Limits{}, "--sandbox-memory-mb: -1 is not allowed"},
-		{[]string{"--sandbox-processes", "0"}, sandbox.Limits{}, "--sandbox-processes: 0 is not allowed"},
+		{[]string{"--sandbox-memory-mb", "-1"}, sandbox.Limits{}, `invalid argument "-1" for "--sandbox-memory-mb" flag: want a whole number from 1`},
+		{[]string{"--sandbox-processes", "0"}, sandbox.Limits{}, `invalid argument "0" for "--sandbox-processes" flag: want a whole number from 1`},
 		{[]string{"--sandbox-disk-mb", "lots"}, sandbox.Limits{}, `invalid argument "lots" for "--sandbox-disk-mb"`},
-		{[]string{"--sandbox-time", "-5s"}, sandbox.Limits{}, "--sandbox-time: -5s is not allowed"},
+		{[]string{"--sandbox-time", "-5s"}, sandbox.Limits{}, `invalid argument "-5s" for "--sandbox-time" flag: want a duration above zero`},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var got *CallOptions
 			err := parse(t, NewCmdCall(testEnv(), func(o *CallOptions) error { got = o; return nil }), append(tc.args, "tool_x")...)
 			if err == nil {
 				_, err = got.inv.config()
-				if err == nil && got.inv.flags != nil {
+				if err == nil {
 					cfg, _ := got.inv.config()
 					if cfg.SandboxBudget != tc.want {
 						t.Errorf("budget %+v, want %+v", cfg.SandboxBudget, tc.want)

@@ -121,7 +121,7 @@ environment.`,
 // lcp mcp gets, in the order it gets them; pathFlags name files.
 var (
 	passedFlags = []string{"tools", "file", "mount", "builtins", "mcp-config", "mcp-server", "host-config", "autonomy", "precise",
-		"workspace", "python", "sandbox", "timeout", "no-coerce", "validate-args", "llm", "watch", "yes", "approve"}
+		"workspace", "python", "sandbox", "sandbox-memory-mb", "sandbox-disk-mb", "sandbox-processes", "sandbox-time", "timeout", "no-coerce", "validate-args", "llm", "watch", "yes", "approve"}
 	pathFlags = map[string]bool{"tools": true, "file": true, "mcp-config": true, "host-config": true, "workspace": true}
 )
 
