@@ -291,6 +291,10 @@ func (g *guard) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
+	if target := s.forwardTarget(r, body); target != nil {
+		s.forward(w, r, target)
+		return
+	}
 
 	sid := r.Header.Get("Mcp-Session-Id")
 	version := r.Header.Get("Mcp-Protocol-Version")

@@ -199,7 +199,7 @@ func (s *Server) replayCall(ctx context.Context, req *sdk.CallToolRequest, c *se
 		}
 		return fe
 	}
-	if caps := req.ClientCapabilities(); caps == nil || caps.Sampling == nil {
+	if !offersSampling(req.ClientCapabilities()) {
 		c.model = &absentModel{c: c}
 	}
 	res, err := c.drive(runCtx, p.Arguments)
