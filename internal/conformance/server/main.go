@@ -35,6 +35,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/lcptools/lcp"
@@ -141,7 +142,9 @@ func newServer(ctx context.Context) (*mcp.Server, func(), error) {
 		os.RemoveAll(dir)
 		return nil, nil, err
 	}
-	srv := mcp.NewServer(served, &mcp.ServerOptions{Name: "lcp-conformance-server", Version: "1.0.0", Prompts: eng})
+	changing := &changingTools{}
+	srv := mcp.NewServer(tool.Compose(served, changing), &mcp.ServerOptions{Name: "lcp-conformance-server", Version: "1.0.0", Prompts: eng})
+	changing.srv = srv
 	if err := addResources(srv); err != nil {
 		srv.Close()
 		eng.Close()
@@ -437,3 +440,44 @@ func inputRequiredTools(errs *[]error) []*native.Tool {
 	})
 	return out
 }
+
+// changingTools serves test_trigger_tool_change, which makes another tool
+// appear or go, as a watched folder does when its files change, and tells
+// the server (Server.ToolsChanged, what lcp mcp --watch calls): clients
+// listening for tool list changes are told.
+type changingTools struct {
+	srv *mcp.Server
+	on  atomic.Bool
+}
+
+var noArgsSchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+func (c *changingTools) Tools(context.Context) ([]tool.Info, error) {
+	infos := []tool.Info{{Name: "test_trigger_tool_change", Description: "Adds or removes test_changing_tool.", InputSchema: noArgsSchema}}
+	if c.on.Load() {
+		infos = append(infos, tool.Info{Name: "test_changing_tool", Description: "Comes and goes.", InputSchema: noArgsSchema})
+	}
+	return infos, nil
+}
+
+func (c *changingTools) Handler(_ context.Context, name string) (tool.Handler, error) {
+	info, _ := c.Tools(context.Background())
+	for i := range info {
+		if info[i].Name != name {
+			continue
+		}
+		return tool.NewHandler(&info[i], func(ctx context.Context, _ *tool.CallRequest) (*tool.Result, error) {
+			if name == "test_changing_tool" {
+				return &tool.Result{Success: true, StatusCode: 200, Output: json.RawMessage(`"still here"`)}, nil
+			}
+			c.on.Store(!c.on.Load())
+			if err := c.srv.ToolsChanged(ctx); err != nil {
+				return nil, err
+			}
+			return &tool.Result{Success: true, StatusCode: 200, Output: json.RawMessage(fmt.Sprintf(`"test_changing_tool listed: %v"`, c.on.Load()))}, nil
+		}, nil), nil
+	}
+	return nil, &tool.UnknownToolError{Name: name}
+}
+
+func (c *changingTools) Close() error { return nil }
