@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -75,4 +76,26 @@ func TestStatelessReplicasKeepTheCallLive(t *testing.T) {
 	if len(rr.served) != 2 {
 		t.Errorf("replicas used: %v", rr.served)
 	}
+}
+
+// FuzzTripState: a requestState from the wire never panics the decoders,
+// and only what this server sealed opens.
+func FuzzTripState(f *testing.F) {
+	s := NewServer(nil, &ServerOptions{StateKey: []byte("k"), ReplicaID: "a", Replicas: map[string]string{"b": "http://127.0.0.1:1/mcp"}})
+	good := s.seal(&tripState{V: 2, Trip: "t", Tool: "x", Round: 1, Replica: "b", Expires: 4102444800}) // 2100: the same in every fuzz worker
+	f.Add(good)
+	f.Add("a.b")
+	f.Add("eyJ2IjoyfQ.")
+	f.Fuzz(func(t *testing.T, tok string) {
+		_ = isTripState(tok)
+		st, err := s.openTripState(tok)
+		if err == nil && tok != good && st.Trip == "" {
+			t.Fatalf("opened %q as %+v", tok, st)
+		}
+		body, _ := json.Marshal(map[string]any{"method": "tools/call", "params": map[string]any{"requestState": tok}})
+		r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+		if u := s.forwardTarget(r, body); u != nil && tok != good {
+			t.Fatalf("forwarding %q to %v", tok, u)
+		}
+	})
 }
