@@ -212,6 +212,11 @@ func nativeTools() (*native.Toolset, error) {
 		func(_ context.Context, args json.RawMessage) (any, error) {
 			return "Received: " + string(args), nil
 		}))
+	add(native.Func(tool.Info{Name: "test_header_param", Description: "Echoes its region, which clients mirror into the Mcp-Param-Region header (SEP-2243).",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}`)},
+		func(_ context.Context, args map[string]any) (any, error) {
+			return fmt.Sprintf("region: %v", args["region"]), nil
+		}))
 	form := func(name, desc, schema, prefix string, message func(map[string]any) string) {
 		t, err := native.Func(tool.Info{Name: name, Description: desc, InputSchema: inputOf(name)},
 			func(ctx context.Context, args map[string]any) (any, error) {
