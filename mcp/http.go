@@ -58,7 +58,9 @@ type HTTPOptions struct {
 	// sessions, so that any replica behind a load balancer serves any
 	// request: questions of a call travel as input requests of its result
 	// with clients of the 2026-07-28 revision (the call is run again with
-	// the answers it got, on whichever replica the answer reaches), and
+	// the answers it got, on whichever replica the answer reaches; or,
+	// with ServerOptions.Replicas, kept live on its replica, which the
+	// others forward the answer to), and
 	// clients of older revisions, which cannot be asked, get the
 	// Unattended policy's answers.
 	Stateless bool
