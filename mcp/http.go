@@ -59,7 +59,9 @@ type HTTPOptions struct {
 	// sessions, so that any replica behind a load balancer serves any
 	// request: questions of a call travel as input requests of its result
 	// with clients of the 2026-07-28 revision (the call is run again with
-	// the answers it got, on whichever replica the answer reaches), and
+	// the answers it got, on whichever replica the answer reaches; or,
+	// with ServerOptions.Replicas, kept live on its replica, which the
+	// others forward the answer to), and
 	// clients of older revisions, which cannot be asked, get the
 	// Unattended policy's answers.
 	Stateless bool
@@ -330,6 +332,10 @@ func (g *guard) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
+	if target := s.forwardTarget(r, body); target != nil {
+		s.forward(w, r, target)
+		return
+	}
 
 	sid := r.Header.Get("Mcp-Session-Id")
 	version := r.Header.Get("Mcp-Protocol-Version")

@@ -218,3 +218,36 @@ func TestMRTRPresetAnswers(t *testing.T) {
 		t.Errorf("confirmation keys: %v", res.InputRequests)
 	}
 }
+
+// TestMRTRInMemory: a 2026-07-28 client over a stream transport (as over
+// stdio) gets the call's questions as input-required results, answered
+// by its SDK's handlers, and the call completes.
+func TestMRTRInMemory(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "log")
+	srv := NewServer(mrtrTools(t, file), nil)
+	t.Cleanup(func() { srv.Close() })
+	ct, st := sdk.NewInMemoryTransports()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	go func() { _ = srv.Run(ctx, st) }()
+	elicit := func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		if strings.Contains(req.Params.Message, "Who?") {
+			return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"value": "Ada"}}, nil
+		}
+		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow"}}, nil
+	}
+	cs := goClient(t, ct, "2026-07-28", elicit, nil, nil)
+	if ir := cs.InitializeResult(); ir == nil || ir.ProtocolVersion != "2026-07-28" {
+		t.Fatalf("the client speaks %+v", ir)
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "append", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := textOf(t, res); got != "allow by Ada" {
+		t.Errorf("result %q", got)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "appended\n" {
+		t.Errorf("appended %d times", strings.Count(string(b), "appended"))
+	}
+}

@@ -199,8 +199,7 @@ func (s *Server) replayCall(ctx context.Context, req *sdk.CallToolRequest, c *se
 		}
 		return fe
 	}
-	//lint:ignore SA1019 sampling is deprecated from 2026-07-28 on, and still how clients lend their model (see sampling.go)
-	if caps := req.ClientCapabilities(); caps == nil || caps.Sampling == nil {
+	if !offersSampling(req.ClientCapabilities()) {
 		c.model = &absentModel{c: c}
 	}
 	res, err := c.drive(runCtx, p.Arguments)

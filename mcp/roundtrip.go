@@ -193,6 +193,9 @@ func (s *Server) resume(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 	if err == nil && st.Caller != callerOf(req) {
 		err = errors.New("requestState belongs to another caller")
 	}
+	if err == nil && st.Replica != s.opts.ReplicaID {
+		err = fmt.Errorf("the call of this requestState waits on replica %q, which this one (%q) cannot reach (ServerOptions.Replicas)", st.Replica, s.opts.ReplicaID)
+	}
 	var rt *roundTrip
 	if err == nil {
 		s.mu.RLock()
@@ -240,13 +243,14 @@ type tripState struct {
 	Tool    string `json:"t"`
 	Round   int    `json:"n"`
 	Caller  string `json:"u,omitempty"`
-	Expires int64  `json:"e"` // unix seconds
+	Replica string `json:"r,omitempty"` // ServerOptions.ReplicaID of the server that holds the call
+	Expires int64  `json:"e"`           // unix seconds
 }
 
 // state is the requestState of the round being handed to the client.
 func (rt *roundTrip) state() string {
 	rt.mu.Lock()
-	st := tripState{V: 2, Trip: rt.token, Tool: rt.name, Round: rt.round, Caller: rt.caller,
+	st := tripState{V: 2, Trip: rt.token, Tool: rt.name, Round: rt.round, Caller: rt.caller, Replica: rt.s.opts.ReplicaID,
 		Expires: time.Now().Add(rt.s.opts.QuestionTimeout).Unix()}
 	rt.mu.Unlock()
 	return rt.s.seal(&st)
@@ -301,29 +305,4 @@ func (s *Server) dropTrip(rt *roundTrip) {
 		delete(s.trips, rt.token)
 	}
 	s.mu.Unlock()
-}
-
-// absentModel is the model of a client of the 2026-07-28 revision that
-// declares no sampling: asking it fails the call, and a call that fails
-// after asking it is answered with MissingRequiredClientCapability
-// (-32021), as the revision requires of a server that needed a capability
-// the client did not declare.
-type absentModel struct{ c *serverCall }
-
-func (m *absentModel) GenerateJSON(context.Context, string, json.RawMessage) (string, error) {
-	m.c.noSampling.Store(true)
-	return "", tool.ErrNoModel
-}
-
-// missingCapability is the error that answers a call that failed for
-// want of the client's model, nil otherwise.
-func (c *serverCall) missingCapability(res *tool.Result, err error) error {
-	if !c.noSampling.Load() || (err == nil && res != nil && res.Success) {
-		return nil
-	}
-	data, _ := json.Marshal(sdk.MissingRequiredClientCapabilityData{
-		//lint:ignore SA1019 the capability a sampling tool needs is named as the spec says, deprecated or not
-		RequiredCapabilities: &sdk.ClientCapabilities{Sampling: &sdk.SamplingCapabilities{}}})
-	return &jsonrpc.Error{Code: sdk.CodeMissingRequiredClientCapabilities, Data: data,
-		Message: fmt.Sprintf("tool %s needs the client's model (sampling), which the client did not declare in its capabilities", c.name)}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lcptools/lcp/llm"
@@ -106,3 +107,30 @@ func (rt *roundTrip) sample(ctx context.Context, p *sdk.CreateMessageParams) (*s
 	}
 	return nil, errors.New("the client did not answer the sampling request")
 }
+
+// absentModel is the model of a client of the 2026-07-28 revision that
+// declares no sampling: asking it fails the call, and a call that fails
+// after asking it is answered with MissingRequiredClientCapability
+// (-32021), as the revision requires of a server that needed a capability
+// the client did not declare.
+type absentModel struct{ c *serverCall }
+
+func (m *absentModel) GenerateJSON(context.Context, string, json.RawMessage) (string, error) {
+	m.c.noSampling.Store(true)
+	return "", tool.ErrNoModel
+}
+
+// missingCapability is the error that answers a call that failed for
+// want of the client's model, nil otherwise.
+func (c *serverCall) missingCapability(res *tool.Result, err error) error {
+	if !c.noSampling.Load() || (err == nil && res != nil && res.Success) {
+		return nil
+	}
+	data, _ := json.Marshal(sdk.MissingRequiredClientCapabilityData{
+		RequiredCapabilities: &sdk.ClientCapabilities{Sampling: &sdk.SamplingCapabilities{}}})
+	return &jsonrpc.Error{Code: sdk.CodeMissingRequiredClientCapabilities, Data: data,
+		Message: fmt.Sprintf("tool %s needs the client's model (sampling), which the client did not declare in its capabilities", c.name)}
+}
+
+// offersSampling reports whether a client declares sampling.
+func offersSampling(caps *sdk.ClientCapabilities) bool { return caps != nil && caps.Sampling != nil }

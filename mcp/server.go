@@ -78,6 +78,14 @@ type ServerOptions struct {
 	// so that a load balancer can send the requests of a session to the
 	// replica that holds it (see ValidReplicaID for its alphabet).
 	ReplicaID string
+	// Replicas are the base URLs of the other replicas by ReplicaID
+	// ("http://10.0.0.2:8765/mcp"), for stateless serving: a call that
+	// asks and whose tool is not declared read-only or idempotent is kept
+	// live on the replica that runs it, and a retry that reaches another
+	// replica is forwarded there, so that what the call did before it
+	// asked is never done again. Without them (or ReplicaID), such a call
+	// is replayed from its start on each retry (replay.go).
+	Replicas map[string]string
 	// StateKey signs the requestState of calls served statelessly
 	// (HTTPOptions.Stateless): replicas that share it continue each
 	// other's calls. Nil: a random key of this process.
@@ -532,12 +540,18 @@ func newProtocol(req *sdk.CallToolRequest) bool {
 func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	p := req.Params
 	replay := s.stateless.Load() && newProtocol(req)
-	if p.RequestState != "" && !replay {
+	if p.RequestState != "" && (!replay || isTripState(p.RequestState)) {
 		return s.resume(ctx, req)
 	}
 	s.mu.RLock()
 	st := s.tools[p.Name]
 	s.mu.RUnlock()
+	if replay && p.RequestState == "" && st != nil && s.keepsLive(&st.info) {
+		// A stateless replica that can reach the others keeps the call
+		// live, as a stateful server does: a retry that reaches another
+		// replica is forwarded here (forward.go).
+		replay = false
+	}
 	name := p.Name
 	if st != nil {
 		name = st.info.Name

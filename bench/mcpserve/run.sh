@@ -16,7 +16,13 @@
 # golcp (the same Go tool as a native lcp tool served by mcp.NewServer;
 # both from bench/mcpserve/goserver), or NAME:ENV=V[,ENV=V...]:LCP-FLAGS[:LCP-BINARY]
 # (lcp with that environment and those flags; the binary built from this
-# tree unless another is named).
+# tree unless another is named). WIRE=REV in ENV is not passed to lcp: it
+# drives that variant with the Go SDK's client (goload) at revision REV
+# instead of the TypeScript client, e.g. the 2026-07-28 wire against the
+# 2025-11-25 one:
+#
+#   bench/mcpserve/run.sh -rounds 1 'w25:WIRE=2025-11-25:' 'w26:WIRE=2026-07-28:'
+
 # Needs node and the npm peers of package mcp (cd mcp/testdata/node && npm ci).
 set -eu
 rounds=5 sessions=4 calls=500
@@ -47,13 +53,14 @@ def tool_echo(x: int = 0) -> dict:
 PY
 go build -o "$tmp/lcp" ./cmd/lcp
 go build -o "$tmp/goserver" ./bench/mcpserve/goserver
+go build -o "$tmp/goload" ./bench/mcpserve/goload
 
 tree() { echo "$1"; for c in $(pgrep -P "$1" || true); do tree "$c"; done; }
 ticks() { local t=0; for p in "$@"; do [ -r "/proc/$p/stat" ] && t=$((t + $(sed 's/.*) //' "/proc/$p/stat" | awk '{print $12+$13}'))); done; echo $t; }
 hz=$(getconf CLK_TCK)
 port=24100
 one() { # variant -> "calls_per_s p50 p99 cpu_ms_per_1000 own_ms_per_1000"
-  local v=$1 name envs flags bin pid
+  local v=$1 name envs flags bin pid wire=""
   port=$((port + 1))
   case $v in
     ts) node "$here/ts_server.mjs" $port >/dev/null 2>&1 & pid=$! ;;
@@ -61,14 +68,17 @@ one() { # variant -> "calls_per_s p50 p99 cpu_ms_per_1000 own_ms_per_1000"
     gosdk) "$tmp/goserver" sdk $port >/dev/null 2>&1 & pid=$! ;;
     lcp) "$tmp/lcp" mcp --tools "$tmp/tools" --http 127.0.0.1:$port --no-token >/dev/null 2>&1 & pid=$! ;;
     *) IFS=: read -r name envs flags bin <<<"$v"
+       wire=$(tr ',' '\n' <<<"$envs" | sed -n 's/^WIRE=//p')
+       envs=$(tr ',' '\n' <<<"$envs" | grep -v '^WIRE=' | paste -sd, || true)
        env $(tr ',' ' ' <<<"$envs") "${bin:-$tmp/lcp}" mcp --tools "$tmp/tools" --http 127.0.0.1:$port --no-token $flags >/dev/null 2>&1 & pid=$! ;;
   esac
   for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/mcp" && break; sleep 0.1; done
-  node "$here/load.mjs" "http://127.0.0.1:$port/mcp" tool_echo "$sessions" 50 >/dev/null
+  load() { if [ -n "$wire" ]; then "$tmp/goload" "$1" tool_echo "$wire" "$2" "$3"; else node "$here/load.mjs" "$1" tool_echo "$2" "$3"; fi; }
+  load "http://127.0.0.1:$port/mcp" "$sessions" 50 >/dev/null
   local procs; procs=$(tree $pid)
   local c0 o0 out c1 o1
   c0=$(ticks $procs); o0=$(ticks $pid)
-  out=$(node "$here/load.mjs" "http://127.0.0.1:$port/mcp" tool_echo "$sessions" "$calls")
+  out=$(load "http://127.0.0.1:$port/mcp" "$sessions" "$calls")
   procs=$(tree $pid)
   c1=$(ticks $procs); o1=$(ticks $pid)
   kill $pid; wait $pid 2>/dev/null || true

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"strings"
 	"syscall"
 	"time"
@@ -43,6 +44,7 @@ type MCPOptions struct {
 
 	stateless    bool
 	replicaID    string
+	replicas     []string // ID=URL of the other stateless replicas
 	metricsAddr  string
 	jsonResponse bool
 	// The limits (see mcp.ServerOptions and mcp.HTTPOptions).
@@ -142,6 +144,7 @@ ids of a stateful replica, for a balancer that routes on them.`,
 	f.StringArrayVar(&o.hosts, "allow-host", nil, "a Host `name` accepted besides loopback, e.g. behind a proxy (repeatable)")
 	f.BoolVar(&o.stateless, "stateless", false, "keep no session: any replica serves any request (questions go through input-required results or the approval policy)")
 	f.StringVar(&o.replicaID, "replica-id", "", "start every session id with this `id` and a dot, for a balancer that routes sessions to their replica")
+	f.StringArrayVar(&o.replicas, "replica", nil, "with --stateless and --replica-id: another replica, as `ID=URL` (its MCP endpoint), to which the retries of a call it holds are forwarded (repeatable)")
 	f.BoolVar(&o.jsonResponse, "json-response", false, "answer each request of a session with one JSON body instead of an event stream (less CPU; progress and questions then need the client's GET stream)")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics on this `address` without a token (default: on the MCP address, behind the token)")
 	f.IntVar(&o.maxSessions, "max-sessions", mcp.DefaultMaxSessions, "sessions kept at once; -1 for no limit (0: the default)")
@@ -171,7 +174,7 @@ func isAddress(s string) bool {
 // checkHTTP checks the flags that go with --http and returns the
 // bearer token to require ("" with --no-token).
 func (o *MCPOptions) checkHTTP() (token string, generated bool, err error) {
-	httpOnly := o.token != "" || o.noToken || len(o.origins) > 0 || len(o.hosts) > 0 || o.stateless || o.replicaID != "" || o.metricsAddr != "" || o.jsonResponse
+	httpOnly := o.token != "" || o.noToken || len(o.origins) > 0 || len(o.hosts) > 0 || o.stateless || o.replicaID != "" || len(o.replicas) > 0 || o.metricsAddr != "" || o.jsonResponse
 	if !o.useHTTP {
 		if httpOnly {
 			return "", false, usagef("--token, --no-token, --allow-origin, --allow-host, --stateless, --replica-id, --metrics-addr and --json-response go with --http")
@@ -185,8 +188,16 @@ func (o *MCPOptions) checkHTTP() (token string, generated bool, err error) {
 		if err := mcp.ValidReplicaID(o.replicaID); err != nil {
 			return "", false, &usageError{err}
 		}
-		if o.stateless {
-			return "", false, usagef("--replica-id names the sessions of a stateful replica; --stateless keeps none")
+		if o.stateless && len(o.replicas) == 0 {
+			return "", false, usagef("--replica-id names the sessions of a stateful replica; --stateless keeps none (add --replica ID=URL for each other replica to keep calls live)")
+		}
+	}
+	if len(o.replicas) > 0 {
+		if !o.stateless || o.replicaID == "" {
+			return "", false, usagef("--replica goes with --stateless and --replica-id")
+		}
+		if _, err := o.replicaMap(); err != nil {
+			return "", false, &usageError{err}
 		}
 	}
 	if o.jsonResponse && o.stateless {
@@ -322,6 +333,7 @@ func runMCP(o *MCPOptions) error {
 		ReplicaID:          o.replicaID,
 		Prompts:            eng,
 	}
+	srvOpts.Replicas, _ = o.replicaMap()
 	if token != "" {
 		// Replicas that share the token continue each other's calls
 		// (--stateless): the key that signs request states derives from it.
@@ -410,3 +422,26 @@ func clientGone(err error) bool {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// replicaMap reads the --replica flags (ID=URL).
+func (o *MCPOptions) replicaMap() (map[string]string, error) {
+	if len(o.replicas) == 0 {
+		return nil, nil
+	}
+	m := map[string]string{}
+	for _, r := range o.replicas {
+		id, u, ok := strings.Cut(r, "=")
+		if !ok {
+			return nil, fmt.Errorf("--replica %q: want ID=URL", r)
+		}
+		if err := mcp.ValidReplicaID(id); err != nil {
+			return nil, fmt.Errorf("--replica: %w", err)
+		}
+		pu, err := url.Parse(u)
+		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			return nil, fmt.Errorf("--replica %q: the URL must be http(s)://host[:port]/path", r)
+		}
+		m[id] = u
+	}
+	return m, nil
+}

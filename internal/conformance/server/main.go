@@ -35,6 +35,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/lcptools/lcp"
@@ -141,7 +142,9 @@ func newServer(ctx context.Context) (*mcp.Server, func(), error) {
 		os.RemoveAll(dir)
 		return nil, nil, err
 	}
-	srv := mcp.NewServer(served, &mcp.ServerOptions{Name: "lcp-conformance-server", Version: "1.0.0", Prompts: eng})
+	changing := &changingTools{}
+	srv := mcp.NewServer(tool.Compose(served, changing), &mcp.ServerOptions{Name: "lcp-conformance-server", Version: "1.0.0", Prompts: eng})
+	changing.srv = srv
 	if err := addResources(srv); err != nil {
 		srv.Close()
 		eng.Close()
@@ -158,8 +161,12 @@ func newServer(ctx context.Context) (*mcp.Server, func(), error) {
 // schema2020 is the suite's input schema with JSON Schema 2020-12
 // keywords, served intact.
 const schema2020 = `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",` +
-	`"$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},` +
-	`"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},"additionalProperties":false}`
+	`"$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},` +
+	`"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},` +
+	`"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},` +
+	`"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],` +
+	`"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},` +
+	`"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}`
 
 // The forms of the elicitation scenarios.
 const (
@@ -204,6 +211,11 @@ func nativeTools() (*native.Toolset, error) {
 	add(native.Raw(tool.Info{Name: "json_schema_2020_12_tool", Description: "Tool with JSON Schema 2020-12 features", InputSchema: json.RawMessage(schema2020)},
 		func(_ context.Context, args json.RawMessage) (any, error) {
 			return "Received: " + string(args), nil
+		}))
+	add(native.Func(tool.Info{Name: "test_header_param", Description: "Echoes its region, which clients mirror into the Mcp-Param-Region header (SEP-2243).",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}`)},
+		func(_ context.Context, args map[string]any) (any, error) {
+			return fmt.Sprintf("region: %v", args["region"]), nil
 		}))
 	form := func(name, desc, schema, prefix string, message func(map[string]any) string) {
 		t, err := native.Func(tool.Info{Name: name, Description: desc, InputSchema: inputOf(name)},
@@ -437,3 +449,44 @@ func inputRequiredTools(errs *[]error) []*native.Tool {
 	})
 	return out
 }
+
+// changingTools serves test_trigger_tool_change, which makes another tool
+// appear or go, as a watched folder does when its files change, and tells
+// the server (Server.ToolsChanged, what lcp mcp --watch calls): clients
+// listening for tool list changes are told.
+type changingTools struct {
+	srv *mcp.Server
+	on  atomic.Bool
+}
+
+var noArgsSchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+func (c *changingTools) Tools(context.Context) ([]tool.Info, error) {
+	infos := []tool.Info{{Name: "test_trigger_tool_change", Description: "Adds or removes test_changing_tool.", InputSchema: noArgsSchema}}
+	if c.on.Load() {
+		infos = append(infos, tool.Info{Name: "test_changing_tool", Description: "Comes and goes.", InputSchema: noArgsSchema})
+	}
+	return infos, nil
+}
+
+func (c *changingTools) Handler(_ context.Context, name string) (tool.Handler, error) {
+	info, _ := c.Tools(context.Background())
+	for i := range info {
+		if info[i].Name != name {
+			continue
+		}
+		return tool.NewHandler(&info[i], func(ctx context.Context, _ *tool.CallRequest) (*tool.Result, error) {
+			if name == "test_changing_tool" {
+				return &tool.Result{Success: true, StatusCode: 200, Output: json.RawMessage(`"still here"`)}, nil
+			}
+			c.on.Store(!c.on.Load())
+			if err := c.srv.ToolsChanged(ctx); err != nil {
+				return nil, err
+			}
+			return &tool.Result{Success: true, StatusCode: 200, Output: json.RawMessage(fmt.Sprintf(`"test_changing_tool listed: %v"`, c.on.Load()))}, nil
+		}, nil), nil
+	}
+	return nil, &tool.UnknownToolError{Name: name}
+}
+
+func (c *changingTools) Close() error { return nil }
