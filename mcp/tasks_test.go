@@ -207,9 +207,10 @@ func TestTaskInput(t *testing.T) {
 			t.Fatalf("input request %s: %+v (%v)", raw, ir, err)
 		}
 	}
-	// An answer to a request never made is ignored; the task still waits.
+	// An answer to a request never made is ignored, whatever it holds;
+	// the task still waits.
 	var ack map[string]any
-	rpc(t, tasks, "ada", "tasks/update", `{"taskId":"`+task.ID+`","inputResponses":{"never-asked":{"action":"accept","content":{}}}}`, &ack)
+	rpc(t, tasks, "ada", "tasks/update", `{"taskId":"`+task.ID+`","inputResponses":{"never-asked":{"action":"accept","content":{}},"other":12345}}`, &ack)
 	rpc(t, tasks, "ada", "tasks/get", `{"taskId":"`+task.ID+`"}`, &d)
 	if d.Status != TaskInputRequired {
 		t.Fatalf("after an unrelated answer: %+v", d)
@@ -275,6 +276,14 @@ func TestTaskRefusals(t *testing.T) {
 	}
 	log.wait(t, task.ID, TaskInputRequired)
 	id := task.ID
+	pending, err := tasks.Get(context.Background(), "ada", id)
+	if err != nil || len(pending.InputRequests) != 1 {
+		t.Fatalf("Get = %+v, %v", pending, err)
+	}
+	var key string
+	for k := range pending.InputRequests {
+		key = k
+	}
 	cases := []struct {
 		name     string
 		owner    string
@@ -293,7 +302,8 @@ func TestTaskRefusals(t *testing.T) {
 		{"no task id", "ada", true, "tasks/get", `{}`, jsonrpc.CodeInvalidParams},
 		{"params not an object", "ada", true, "tasks/get", `[1]`, jsonrpc.CodeInvalidParams},
 		{"no input responses", "ada", true, "tasks/update", `{"taskId":"` + id + `"}`, jsonrpc.CodeInvalidParams},
-		{"an answer that is not one", "ada", true, "tasks/update", `{"taskId":"` + id + `","inputResponses":{"k":12345}}`, jsonrpc.CodeInvalidParams},
+		{"an answer that is not one", "ada", true, "tasks/update", `{"taskId":"` + id + `","inputResponses":{"` + key + `":12345}}`, jsonrpc.CodeInvalidParams},
+		{"an answer without an action", "ada", true, "tasks/update", `{"taskId":"` + id + `","inputResponses":{"` + key + `":{"content":{}}}}`, jsonrpc.CodeInvalidParams},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
