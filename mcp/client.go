@@ -343,11 +343,13 @@ func (s *session) alive() bool {
 func newRemote(c *ClientToolset, sc ServerConfig) *remote {
 	r := &remote{ts: c, cfg: sc, store: newSchemaStore(), active: map[*callEntry]struct{}{}, byToken: map[string]*callEntry{}}
 	r.auth = newOAuthHandler(&c.opts, &sc)
+	//lint:ignore SA1019 sampling is deprecated from protocol 2026-07-28 on, and still how servers of every revision borrow their client's model
 	var sample func(context.Context, *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error)
 	if c.opts.Sampling {
 		sample = r.sample
 	}
 	r.client = sdk.NewClient(&sdk.Implementation{Name: c.opts.Name, Version: c.opts.Version}, &sdk.ClientOptions{
+		//lint:ignore SA1019 see sample
 		CreateMessageHandler:        sample,
 		Logger:                      c.opts.Logger,
 		ElicitationHandler:          r.elicit,

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 sampling is deprecated from protocol 2026-07-28 on, and still tested while servers use it
+
 package mcp
 
 import (
