@@ -388,3 +388,21 @@ func FuzzTaskRPC(f *testing.F) {
 		}
 	})
 }
+
+// TestTaskStatusNotification: the params of notifications/tasks are the
+// task as tasks/get shows it, without a resultType.
+func TestTaskStatusNotification(t *testing.T) {
+	tasks, log := newTasks(t, nil)
+	task, err := tasks.Start(context.Background(), "ada", "greet", json.RawMessage(`{"name":"x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := log.wait(t, task.ID, TaskCompleted)
+	var n map[string]json.RawMessage
+	if err := json.Unmarshal(tasks.StatusNotification(&done), &n); err != nil {
+		t.Fatal(err)
+	}
+	if string(n["taskId"]) != `"`+task.ID+`"` || string(n["status"]) != `"completed"` || n["result"] == nil || n["resultType"] != nil || n["owner"] != nil {
+		t.Errorf("notification params %v", n)
+	}
+}
