@@ -213,6 +213,9 @@ type TaskOptions struct {
 	OnStatus func(Task)
 	// Now is the clock of createdAt and lastUpdatedAt; time.Now when nil.
 	Now func() time.Time
+	// MaxRunning bounds the tasks running at once, of every owner
+	// together; Start refuses more with a *TaskLimitError. 64 when zero.
+	MaxRunning int
 	// CallOptions are the options of each call a task runs (workspace,
 	// generator...); its Respond, Confirm, Interact and CallID are the
 	// task's own.
@@ -277,6 +280,9 @@ func NewTasks(ts tool.Toolset, opts *TaskOptions) *Tasks {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.MaxRunning <= 0 {
+		o.MaxRunning = 64
+	}
 	return &Tasks{ts: ts, opts: o, store: o.Store, running: map[string]*liveTask{}}
 }
 
@@ -287,6 +293,10 @@ func (t *Tasks) Start(ctx context.Context, owner, name string, args json.RawMess
 	if t.closed {
 		t.mu.Unlock()
 		return nil, &tool.ClosedError{What: "MCP tasks"}
+	}
+	if len(t.running) >= t.opts.MaxRunning {
+		t.mu.Unlock()
+		return nil, &TaskLimitError{Limit: t.opts.MaxRunning}
 	}
 	t.mu.Unlock()
 	now := t.opts.Now().UTC()
@@ -512,6 +522,14 @@ func (t *Tasks) Update(ctx context.Context, owner, id string, responses map[stri
 		t.notify(task)
 	}
 	return nil
+}
+
+// TaskLimitError is the refusal of a task when TaskOptions.MaxRunning
+// tasks run already.
+type TaskLimitError struct{ Limit int }
+
+func (e *TaskLimitError) Error() string {
+	return fmt.Sprintf("%d tasks are running, the most this server runs at once: try again later", e.Limit)
 }
 
 // TaskInputError is an answer of tasks/update that cannot be read.

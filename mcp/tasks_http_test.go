@@ -177,3 +177,48 @@ func FuzzWithTasksExtension(f *testing.F) {
 		}
 	})
 }
+
+// TestTasksHandlerChecksFirst: the server's token, Host and Origin checks
+// are made before the extension answers: a request they refuse never
+// reaches a task.
+func TestTasksHandlerChecksFirst(t *testing.T) {
+	tasks, _ := newTasks(t, nil)
+	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { t.Error("the server's handler was reached") })
+	srv := httptest.NewServer(TasksHandler(next, tasks, &TaskHTTPOptions{
+		HTTP:    &HTTPOptions{Token: "s3cret"},
+		Support: func(string) TaskSupport { return TaskRequired },
+	}))
+	t.Cleanup(srv.Close)
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet","arguments":{"name":"x"},` + declaredMeta + `}}`
+	cases := []struct {
+		name   string
+		header map[string]string
+		want   int
+	}{
+		{"no token", nil, http.StatusUnauthorized},
+		{"another token", map[string]string{"Authorization": "Bearer guess"}, http.StatusUnauthorized},
+		{"a foreign origin", map[string]string{"Authorization": "Bearer s3cret", "Origin": "https://evil.example"}, http.StatusForbidden},
+		{"the token", map[string]string{"Authorization": "Bearer s3cret"}, http.StatusOK},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(call))
+			req.Header.Set("Content-Type", "application/json")
+			for k, v := range c.header {
+				req.Header.Set(k, v)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != c.want {
+				t.Fatalf("HTTP %d %s; want %d", resp.StatusCode, body, c.want)
+			}
+			if c.want == http.StatusOK && !strings.Contains(string(body), `"resultType":"task"`) {
+				t.Errorf("answer %s", body)
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -404,5 +405,35 @@ func TestTaskStatusNotification(t *testing.T) {
 	}
 	if string(n["taskId"]) != `"`+task.ID+`"` || string(n["status"]) != `"completed"` || n["result"] == nil || n["resultType"] != nil || n["owner"] != nil {
 		t.Errorf("notification params %v", n)
+	}
+}
+
+// TestTaskLimit: past MaxRunning, Start refuses and starts nothing; an
+// ended task makes room.
+func TestTaskLimit(t *testing.T) {
+	tasks, log := newTasks(t, &TaskOptions{MaxRunning: 1})
+	first, err := tasks.Start(context.Background(), "ada", "block", json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var limit *TaskLimitError
+	if _, err := tasks.Start(context.Background(), "ada", "greet", json.RawMessage(`{"name":"x"}`)); !errors.As(err, &limit) || limit.Limit != 1 {
+		t.Fatalf("second Start: %v", err)
+	}
+	if err := tasks.Cancel(context.Background(), "ada", first.ID); err != nil {
+		t.Fatal(err)
+	}
+	log.wait(t, first.ID, TaskCancelled)
+	// The record is written just before the call's goroutine leaves.
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		_, err := tasks.Start(context.Background(), "ada", "greet", json.RawMessage(`{"name":"x"}`))
+		if err == nil {
+			break
+		}
+		if !errors.As(err, &limit) || time.Now().After(deadline) {
+			t.Fatalf("Start after the first ended: %v", err)
+		}
+		runtime.Gosched()
 	}
 }
