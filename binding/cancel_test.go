@@ -21,7 +21,8 @@ def tool_inc():
     STATE["n"] += 1
     return STATE["n"]
 
-def tool_sleep():
+def tool_sleep(started: str):
+    open(started, "w").close()
     time.sleep(3600)
 
 CONFIRM = None
@@ -73,11 +74,21 @@ func TestCancelledCallReturnsAtOnce(t *testing.T) {
 
 	cctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
+	started := filepath.Join(t.TempDir(), "started")
+	args, _ := json.Marshal(map[string]string{"started": started})
 	go func() {
-		_, err := tool.Call(cctx, b, "tool_sleep", nil, nil)
+		_, err := tool.Call(cctx, b, "tool_sleep", args, nil)
 		done <- err
 	}()
-	time.Sleep(200 * time.Millisecond)
+	// Cancelled while the tool runs: once it has said so.
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("tool_sleep did not start")
+		}
+	}
 	cancel()
 	select {
 	case err := <-done:

@@ -245,10 +245,10 @@ func textOf(t *testing.T, res *sdk.CallToolResult) string {
 	return tc.Text
 }
 
-// eventually polls cond for up to two seconds: notifications may be
-// delivered just after the result they preceded.
+// eventually polls cond until it holds, or for two minutes (a hang):
+// notifications may be delivered just after the result they preceded.
 func eventually(cond func() bool) bool {
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if cond() {
 			return true
 		}

@@ -233,7 +233,7 @@ func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
 // waitPending waits until n requests are pending and returns them.
 func (e *env) waitPending(n int) []hitl.Pending {
 	e.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		p := e.broker.Pending()
 		if len(p) >= n {
@@ -249,7 +249,7 @@ func (e *env) waitPending(n int) []hitl.Pending {
 // waitResult waits for the call to finish and returns its result object.
 func (e *env) waitResult(id string) map[string]any {
 	e.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		for _, c := range e.srv.State().Calls {
 			if c.ID == id && c.State == "done" {
@@ -352,10 +352,10 @@ func (s *sse) next(what string, ok func(web.Event) bool) web.Event {
 	}
 }
 
-// eventually waits up to 10 s for cond.
+// eventually waits for cond, for two minutes at most (a hang).
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

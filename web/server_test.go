@@ -677,8 +677,9 @@ func TestWebDrain(t *testing.T) {
 	}
 }
 
+// eventuallyTrue polls cond until it holds, or for two minutes (a hang).
 func eventuallyTrue(cond func() bool) bool {
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if cond() {
 			return true
 		}

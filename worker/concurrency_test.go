@@ -143,7 +143,7 @@ func echoCall(p *Pool, lib Library, ws string, n int) (float64, error) {
 // their counts before the test.
 func waitNoLeak(t *testing.T, baseG, baseFD int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(hangAfter)
 	for {
 		g, fd := runtime.NumGoroutine(), openFDs(t)
 		if g <= baseG && fd <= baseFD {

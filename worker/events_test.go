@@ -96,7 +96,7 @@ func TestEvents(t *testing.T) {
 	host.emu.Unlock()
 
 	// What the worker's fd 1 got belongs to no call: it goes to OnOutput.
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(hangAfter)
 	for {
 		mu.Lock()
 		var got []string

@@ -254,7 +254,7 @@ func (f *faultRun) followUp(t *testing.T, fn string, r *Reply) (reset, closed bo
 			t.Errorf("captured %d bytes, dropped %d: want about 1 MiB kept and the rest counted", got, d)
 		}
 	case "tool_fd_100mb":
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(hangAfter)
 		for f.outBytes.Load() < 100<<20 && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 		}
@@ -323,7 +323,7 @@ func checkForkedChildren(t *testing.T, p *Pool, r *Reply, tag string) {
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	waitNoTagged(t, tag, 5*time.Second)
+	waitNoTagged(t, tag, hangAfter)
 	for _, pid := range pids {
 		if signalZero(pid) == nil {
 			t.Errorf("child %d survived the pool", pid)
@@ -404,7 +404,7 @@ func TestCloseStopsBusyWorkers(t *testing.T) {
 	if _, err := p.Call(context.Background(), &Request{Workspace: ws, Library: lib, Function: "tool_inc"}, nil); !errors.Is(err, ErrClosed) {
 		t.Errorf("call after Close: %v, want ErrClosed", err)
 	}
-	waitNoTagged(t, tag, 5*time.Second)
+	waitNoTagged(t, tag, hangAfter)
 }
 
 var _ = os.Getpid
@@ -446,7 +446,7 @@ func TestReturnOnCancel(t *testing.T) {
 // waitDoomed waits until the pool has killed the worker of f's library.
 func waitDoomed(t *testing.T, f *faultRun) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(hangAfter)
 	for time.Now().Before(deadline) {
 		dead := true
 		for _, pr := range f.p.liveProcs(nil) {

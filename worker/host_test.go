@@ -164,7 +164,7 @@ func TestNoHandlers(t *testing.T) {
 	// The handler appears later: SetHandlers reaches the loaded module
 	// without any call.
 	p.SetHandlers(true, false)
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(hangAfter)
 	for {
 		b, _ := os.ReadFile(filepath.Join(ws, "hook_marker"))
 		if string(b) == "confirm:True\n" {
@@ -210,7 +210,7 @@ func TestCancelDuringHostRequest(t *testing.T) {
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("cancel took %v", d)
 	}
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(hangAfter)
 	for {
 		host.mu.Lock()
 		e := host.ctxErr

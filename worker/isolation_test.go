@@ -104,6 +104,7 @@ def tool_check() -> dict:
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case cold-starts its own pool's worker
 			ws, marks := t.TempDir(), t.TempDir()
 			env := tc.plant(t, ws, marks)
 			hasPath := false

@@ -197,7 +197,7 @@ func TestEngineKilled(t *testing.T) {
 	t.Cleanup(func() {
 		cmd.Process.Kill()
 		cmd.Wait()
-		waitNoTagged(t, tag, 10*time.Second)
+		waitNoTagged(t, tag, hangAfter)
 	})
 	ready := make(chan bool, 1)
 	go func() {
@@ -224,7 +224,7 @@ func TestEngineKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Wait()
-	waitNoTagged(t, tag, 10*time.Second)
+	waitNoTagged(t, tag, hangAfter)
 }
 
 var _ = filepath.Join
@@ -240,7 +240,7 @@ func TestIdleTimeout(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	wantValue(t, mustCall(t, p, ws, lib, "tool_inc", "{}"), "2")
-	waitNoTagged(t, tag, 5*time.Second)
+	waitNoTagged(t, tag, hangAfter)
 	r := mustCall(t, p, ws, lib, "tool_inc", "{}")
 	wantValue(t, r, "1")
 	if r.StateReset {

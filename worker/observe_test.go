@@ -27,7 +27,7 @@ func TestOnProcess(t *testing.T) {
 	mustCall(t, p, ws, lib, "tool_ok", `{}`)
 	p.Release(lib)
 	want := []ProcessEvent{{Started: true}, {Crashed: true}, {Started: true, Restart: true}, {}}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(hangAfter)
 	for {
 		mu.Lock()
 		n := len(events)

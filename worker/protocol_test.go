@@ -126,7 +126,7 @@ func TestProtocolViolations(t *testing.T) {
 		ws := t.TempDir()
 		wantValue(t, mustCall(t, p, ws, lib, "tool_inc", "{}"), "1")
 		wantValue(t, mustCall(t, p, ws, lib, "tool_junk_later", "{}"), `"ok"`)
-		waitNoTagged(t, tag, 5*time.Second)
+		waitNoTagged(t, tag, hangAfter)
 		r := mustCall(t, p, ws, lib, "tool_inc", "{}")
 		wantValue(t, r, "1")
 		if !r.StateReset {

@@ -108,8 +108,19 @@ def tool_sub(a: int, b: int):
 	}
 
 	// A file that no longer parses keeps its tools; the server serves on.
+	reloads := strings.Count(stderr.String(), "lcp mcp: reloaded: ")
 	writeTool(t, filepath.Join(dir, "demo.py"), "def tool_add(:\n")
-	time.Sleep(500 * time.Millisecond) // the reload happens, with no list_changed
+	// The reload happens (stderr says so), with no list_changed.
+	for deadline := time.Now().Add(2 * time.Minute); strings.Count(stderr.String(), "lcp mcp: reloaded: ") == reloads; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no reload after a syntax error (stderr: %s)", stderr.String())
+		}
+	}
+	select {
+	case <-changed:
+		t.Error("a file that no longer parses sent list_changed")
+	default:
+	}
 	if got := list(); got != "tool_add,tool_more,tool_sub" {
 		t.Fatalf("after a syntax error: %s", got)
 	}

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -70,7 +68,7 @@ func TestSuiteScenarios(t *testing.T) {
 	}
 
 	summary := runScenarios(t, node, cli, bin, scenarios, func(sc string) []string { return suitecli.VersionArgs(required, sc) })
-	t.Logf("MCP conformance suite 0.2.0-alpha.12 at %s, client scenarios (passed/total checks):\n%s", suitecli.Revision, strings.Join(summary, "\n"))
+	t.Logf("MCP conformance suite 0.2.0-alpha.12 at %s, client scenarios (passed/total checks):\n%s", suitecli.Revision, suitecli.Summary(summary, 45))
 }
 
 // revision2026 is the stateless revision of MCP, whose client scenarios
@@ -102,16 +100,16 @@ func TestSuiteScenarios2026(t *testing.T) {
 		t.Fatalf("the suite requires no client scenario of %s", revision2026)
 	}
 	summary := runScenarios(t, node, cli, bin, required, func(string) []string { return []string{"--spec-version", revision2026} })
-	t.Logf("MCP conformance suite 0.2.0-alpha.12 at %s, client scenarios (passed/total checks):\n%s", revision2026, strings.Join(summary, "\n"))
+	t.Logf("MCP conformance suite 0.2.0-alpha.12 at %s, client scenarios (passed/total checks):\n%s", revision2026, suitecli.Summary(summary, 45))
 }
 
 // runScenarios runs each scenario through the suite's CLI against the
 // fixture bin, with the version arguments args gives, and fails a
 // subtest on any failed check, any warning, a client that failed where it
-// should not, and a scenario that checked nothing. It returns one summary
-// line per scenario.
-func runScenarios(t *testing.T, node, cli, bin string, scenarios []string, args func(string) []string) []string {
-	var summary []string
+// should not, and a scenario that checked nothing. It returns one result
+// per scenario.
+func runScenarios(t *testing.T, node, cli, bin string, scenarios []string, args func(string) []string) []suitecli.Result {
+	var summary []suitecli.Result
 	for _, sc := range scenarios {
 		t.Run(strings.ReplaceAll(sc, "/", "_"), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -130,24 +128,7 @@ func runScenarios(t *testing.T, node, cli, bin string, scenarios []string, args 
 				t.Logf("%s: reconnection timed late, running again:\n%s", sc, out)
 				out, err = run()
 			}
-			m := suitecli.ResultLine.FindSubmatch(out)
-			if m == nil {
-				t.Fatalf("no result line (%v):\n%s", err, out)
-			}
-			passed, _ := strconv.Atoi(string(m[1]))
-			total, _ := strconv.Atoi(string(m[2]))
-			failed, _ := strconv.Atoi(string(m[3]))
-			warnings, _ := strconv.Atoi(string(m[4]))
-			summary = append(summary, fmt.Sprintf("%-45s %2d/%-2d", sc, passed, total))
-			t.Logf("%s: Passed: %d/%d, %d failed, %d warnings", sc, passed, total, failed, warnings)
-			switch {
-			case total == 0:
-				t.Errorf("the scenario checked nothing:\n%s", out)
-			case failed > 0 || warnings > 0 || passed != total:
-				t.Errorf("%d failed, %d warnings:\n%s", failed, warnings, out)
-			case err != nil:
-				t.Errorf("the suite failed (%v):\n%s", err, out)
-			}
+			summary = append(summary, suitecli.Check(t, sc, out, err))
 		})
 	}
 	return summary
@@ -156,6 +137,6 @@ func runScenarios(t *testing.T, node, cli, bin string, scenarios []string, args 
 // lateOnly reports whether the only problem of a run is sse-retry's
 // "reconnected slightly late" warning.
 func lateOnly(out []byte) bool {
-	m := suitecli.ResultLine.FindSubmatch(out)
-	return m != nil && string(m[3]) == "0" && string(m[4]) == "1" && strings.Contains(string(out), "reconnected slightly late")
+	r, ok := suitecli.ParseResult("", out)
+	return ok && r.Failed == 0 && r.Warnings == 1 && strings.Contains(string(out), "reconnected slightly late")
 }

@@ -40,3 +40,24 @@ Run and reported, but never scored:
 		t.Error("a listing without the section parsed")
 	}
 }
+
+func TestParseResult(t *testing.T) {
+	for _, tt := range []struct {
+		out  string
+		want Result
+		ok   bool
+	}{
+		{"...\nPassed: 3/4, 1 failed, 0 warnings\n", Result{Scenario: "s", Passed: 3, Total: 4, Failed: 1}, true},
+		{"Passed: 0/0, 0 failed, 2 warnings", Result{Scenario: "s", Warnings: 2}, true},
+		{"crashed before the summary", Result{}, false},
+	} {
+		got, ok := ParseResult("s", []byte(tt.out))
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("%q: %+v, %v; want %+v, %v", tt.out, got, ok, tt.want, tt.ok)
+		}
+	}
+	s := Summary([]Result{{Scenario: "initialize", Passed: 2, Total: 2}, {Scenario: "tools-call", Passed: 9, Total: 10}}, 12)
+	if want := "initialize    2/2 \ntools-call    9/10"; s != want {
+		t.Errorf("Summary:\n%q\nwant\n%q", s, want)
+	}
+}
