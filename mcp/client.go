@@ -43,6 +43,13 @@ type ClientOptions struct {
 	// does (calls surface theirs as Requests of their handler). Nil
 	// declines them.
 	Respond func(ctx context.Context, r *tool.Request) tool.Response
+	// Sampling offers servers the model of the call they serve
+	// (tool.CallOptions.Generator, the host's model): a sampling request
+	// (sampling/createMessage, or an input request of an input_required
+	// result) is put to the person as a confirmation showing the prompt,
+	// then sent to the model; calls without a model refuse it. Off by
+	// default: servers are told lcp does not sample.
+	Sampling bool
 	// ConnectTimeout bounds starting and initializing one server; 60 s by
 	// default (npx may have to install the server first).
 	ConnectTimeout time.Duration
@@ -351,7 +358,14 @@ func (s *session) alive() bool {
 func newRemote(c *ClientToolset, sc ServerConfig) *remote {
 	r := &remote{ts: c, cfg: sc, store: newSchemaStore(), active: map[*callEntry]struct{}{}, byToken: map[string]*callEntry{}}
 	r.auth = newOAuthHandler(&c.opts, &sc)
+	//lint:ignore SA1019 sampling is deprecated from protocol 2026-07-28 on, and still how servers of every revision borrow their client's model
+	var sample func(context.Context, *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error)
+	if c.opts.Sampling {
+		sample = r.sample
+	}
 	r.client = sdk.NewClient(&sdk.Implementation{Name: c.opts.Name, Version: c.opts.Version}, &sdk.ClientOptions{
+		//lint:ignore SA1019 see sample
+		CreateMessageHandler:        sample,
 		Logger:                      c.opts.Logger,
 		ElicitationHandler:          r.elicit,
 		ProgressNotificationHandler: r.progress,

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 sampling is deprecated from protocol 2026-07-28 on, and still tested while servers use it
+
 package mcp
 
 import (
@@ -126,6 +128,82 @@ func TestClient2026Peer(t *testing.T) {
 			methods := log.seen()
 			if len(methods) == 0 || methods[0] != c.first || slices.Contains(methods, c.never) {
 				t.Errorf("the server received %v; want %s first and no %s", methods, c.first, c.never)
+			}
+		})
+	}
+}
+
+// fakeModel is a language model that answers with what it was asked.
+type fakeModel struct {
+	mu      sync.Mutex
+	prompts []string
+}
+
+func (m *fakeModel) GenerateJSON(_ context.Context, prompt string, options json.RawMessage) (string, error) {
+	m.mu.Lock()
+	m.prompts = append(m.prompts, prompt)
+	m.mu.Unlock()
+	return "a summary of: " + prompt + " " + string(options), nil
+}
+
+// TestClient2026Sampling: with ClientOptions.Sampling, a server's
+// sampling input request reaches the call's model once the person allowed
+// it; declined, the model is never asked; without Sampling, lcp declares
+// no sampling capability and the server cannot ask.
+func TestClient2026Sampling(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "peer", Version: "1.0.0"}, nil)
+	sdk.AddTool(srv, &sdk.Tool{Name: "summarize", Description: "Summarizes with the client's model."}, func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+		if len(req.Params.InputResponses) == 0 {
+			return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"s": &sdk.CreateMessageParams{
+				Messages:  []*sdk.SamplingMessage{{Role: "user", Content: &sdk.TextContent{Text: "Summarize lcp"}}},
+				MaxTokens: 50,
+			}}}, nil, nil
+		}
+		b, _ := json.Marshal(req.Params.InputResponses["s"])
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "model said: " + string(b)}}}, nil, nil
+	})
+	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{Stateless: true}))
+	t.Cleanup(hs.Close)
+
+	cases := []struct {
+		name     string
+		sampling bool
+		decision tool.Decision
+		want     string // in the output, or the error
+		asked    bool   // the model was asked
+	}{
+		{"allowed", true, tool.Allow, "a summary of: Summarize lcp", true},
+		{"declined", true, tool.Reject, "declined the sampling request", false},
+		{"not offered", false, tool.Allow, "does not support CreateMessage", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ct := newClient(t, []ServerConfig{{Alias: "peer", Type: TypeHTTP, URL: hs.URL}}, &ClientOptions{Sampling: c.sampling})
+			model := &fakeModel{}
+			var confirms int
+			res, err := tool.Call(context.Background(), ct, "peer"+Separator+"summarize", json.RawMessage(`{}`), &tool.CallOptions{
+				Generator: model,
+				Respond: func(_ context.Context, r *tool.Request) tool.Response {
+					if r.Kind == tool.KindConfirm && strings.Contains(r.Source, "Summarize lcp") {
+						confirms++
+					}
+					return r.Submitted(c.decision)
+				},
+			})
+			got := ""
+			if err != nil {
+				got = err.Error()
+			} else {
+				got = string(res.Output) + res.Error
+			}
+			if !strings.Contains(got, c.want) {
+				t.Errorf("got %q; want %q", got, c.want)
+			}
+			if asked := len(model.prompts) > 0; asked != c.asked {
+				t.Errorf("model asked: %v (%q)", asked, model.prompts)
+			}
+			if c.sampling && confirms != 1 {
+				t.Errorf("%d confirmations; want 1", confirms)
 			}
 		})
 	}

@@ -213,6 +213,9 @@ type TaskOptions struct {
 	OnStatus func(Task)
 	// Now is the clock of createdAt and lastUpdatedAt; time.Now when nil.
 	Now func() time.Time
+	// MaxRunning bounds the tasks running at once, of every owner
+	// together; Start refuses more with a *TaskLimitError. 64 when zero.
+	MaxRunning int
 	// CallOptions are the options of each call a task runs (workspace,
 	// generator...); its Respond, Confirm, Interact and CallID are the
 	// task's own.
@@ -277,6 +280,9 @@ func NewTasks(ts tool.Toolset, opts *TaskOptions) *Tasks {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.MaxRunning <= 0 {
+		o.MaxRunning = 64
+	}
 	return &Tasks{ts: ts, opts: o, store: o.Store, running: map[string]*liveTask{}}
 }
 
@@ -287,6 +293,10 @@ func (t *Tasks) Start(ctx context.Context, owner, name string, args json.RawMess
 	if t.closed {
 		t.mu.Unlock()
 		return nil, &tool.ClosedError{What: "MCP tasks"}
+	}
+	if len(t.running) >= t.opts.MaxRunning {
+		t.mu.Unlock()
+		return nil, &TaskLimitError{Limit: t.opts.MaxRunning}
 	}
 	t.mu.Unlock()
 	now := t.opts.Now().UTC()
@@ -449,21 +459,13 @@ func (t *Tasks) Get(ctx context.Context, owner, id string) (*Task, error) {
 
 // Update delivers answers to the input requests of owner's task, by the
 // ids tasks/get showed: some or all of them. An answer to a request the
-// task does not wait for (answered already, or never made) is ignored;
-// one that is not an elicitation result is an error, and nothing is
-// delivered. Each answered request leaves the task's input requests; the
+// task does not wait for (answered already, or never made) is ignored,
+// whatever it holds; an answer to a pending request that is not an
+// elicitation result is an error, and nothing is delivered. Each answered request leaves the task's input requests; the
 // task is working again when none is left.
 func (t *Tasks) Update(ctx context.Context, owner, id string, responses map[string]json.RawMessage) error {
 	if _, err := t.owned(ctx, owner, id); err != nil {
 		return err
-	}
-	answers := map[string]*sdk.ElicitResult{}
-	for key, raw := range responses {
-		var res sdk.ElicitResult
-		if err := json.Unmarshal(raw, &res); err != nil || res.Action == "" {
-			return &TaskInputError{Key: key, Err: errors.New("not an elicitation result (an object with an action)")}
-		}
-		answers[key] = &res
 	}
 	t.mu.Lock()
 	live := t.running[id]
@@ -472,14 +474,30 @@ func (t *Tasks) Update(ctx context.Context, owner, id string, responses map[stri
 		return nil // the task has ended: nothing waits for the answers
 	}
 	live.mu.Lock()
+	// Every answer to a pending request is read before any is delivered,
+	// so that a bad one delivers none.
+	answers := map[*pendingInput]*sdk.ElicitResult{}
+	var keys []string
+	for key, raw := range responses {
+		p, ok := live.pending[key]
+		if !ok {
+			continue
+		}
+		var res sdk.ElicitResult
+		if err := json.Unmarshal(raw, &res); err != nil || res.Action == "" {
+			live.mu.Unlock()
+			return &TaskInputError{Key: key, Err: errors.New("not an elicitation result (an object with an action)")}
+		}
+		answers[p] = &res
+		keys = append(keys, key)
+	}
 	var delivered []string
-	for key, res := range answers {
-		if p, ok := live.pending[key]; ok {
-			select {
-			case p.answer <- res:
-				delivered = append(delivered, key)
-			default: // answered twice in a row: the first answer stands
-			}
+	for i, key := range keys {
+		p := live.pending[key]
+		select {
+		case p.answer <- answers[p]:
+			delivered = append(delivered, keys[i])
+		default: // answered twice in a row: the first answer stands
 		}
 	}
 	live.mu.Unlock()
@@ -504,6 +522,14 @@ func (t *Tasks) Update(ctx context.Context, owner, id string, responses map[stri
 		t.notify(task)
 	}
 	return nil
+}
+
+// TaskLimitError is the refusal of a task when TaskOptions.MaxRunning
+// tasks run already.
+type TaskLimitError struct{ Limit int }
+
+func (e *TaskLimitError) Error() string {
+	return fmt.Sprintf("%d tasks are running, the most this server runs at once: try again later", e.Limit)
 }
 
 // TaskInputError is an answer of tasks/update that cannot be read.

@@ -33,6 +33,12 @@ type TaskHTTPOptions struct {
 	// Support says which tools' calls run as tasks, by the name the
 	// client calls them by; nil means none (only tasks/* are served).
 	Support func(tool string) TaskSupport
+	// HTTP are the options the server's handler (next) was made with: the
+	// Host, Origin and bearer token checks of Server.Handler are made
+	// before TasksHandler answers anything itself, and its body limit
+	// applies. nil means HTTPOptions' defaults (no token: give it the
+	// server's when it has one).
+	HTTP *HTTPOptions
 	// Owner names the caller of a request, whose tasks only it may read,
 	// answer and cancel; by default a digest of its Authorization header
 	// (so each bearer token has its own tasks), the same for every
@@ -40,15 +46,13 @@ type TaskHTTPOptions struct {
 	Owner func(r *http.Request) string
 }
 
-// maxTaskBody bounds the request bodies TasksHandler reads.
-const maxTaskBody = 4 << 20
-
 // TasksHandler serves MCP's tasks extension (SEP-2663) on the stateless
 // wire of 2026-07-28, in front of next (a Server's Handler): it answers
 // tasks/get, tasks/update and tasks/cancel, starts the tools/call
 // requests of task-supporting tools as tasks (answering their
 // CreateTaskResult), advertises the extension in server/discover, and
-// passes every other request to next unchanged. A request declares the
+// passes every other request to next unchanged. It makes the server's
+// Host, Origin and token checks first (TaskHTTPOptions.HTTP). A request declares the
 // extension in its _meta's client capabilities; its Mcp-Method and
 // Mcp-Name headers, when present, must match the body (HeaderMismatch,
 // -32020).
@@ -63,7 +67,7 @@ func TasksHandler(next http.Handler, tasks *Tasks, opts *TaskHTTPOptions) http.H
 	if o.Owner == nil {
 		o.Owner = ownerByAuthorization
 	}
-	return &tasksHandler{next: next, tasks: tasks, opts: o}
+	return &tasksHandler{next: next, tasks: tasks, opts: o, guard: &guard{opts: o.HTTP.withDefaults()}}
 }
 
 func ownerByAuthorization(r *http.Request) string {
@@ -79,6 +83,7 @@ type tasksHandler struct {
 	next  http.Handler
 	tasks *Tasks
 	opts  TaskHTTPOptions
+	guard *guard // the checks of Server.Handler, made first
 }
 
 // taskRequest is what TasksHandler reads of a JSON-RPC request.
@@ -101,9 +106,15 @@ func (h *tasksHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.next.ServeHTTP(w, r)
 		return
 	}
+	// The server's checks come first: a request they refuse never
+	// reaches a task.
+	if !h.guard.allowed(w, r) {
+		return
+	}
+	limit := h.guard.opts.MaxBodyBytes
 	orig := r.Body
-	body, err := io.ReadAll(io.LimitReader(orig, maxTaskBody+1))
-	if err != nil || len(body) > maxTaskBody {
+	body, err := io.ReadAll(io.LimitReader(orig, limit+1))
+	if err != nil || int64(len(body)) > limit {
 		// Too large or unreadable: next reads it all and says so, as it
 		// says it of any body.
 		r.Body = readCloser{io.MultiReader(bytes.NewReader(body), orig), orig}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -207,9 +208,10 @@ func TestTaskInput(t *testing.T) {
 			t.Fatalf("input request %s: %+v (%v)", raw, ir, err)
 		}
 	}
-	// An answer to a request never made is ignored; the task still waits.
+	// An answer to a request never made is ignored, whatever it holds;
+	// the task still waits.
 	var ack map[string]any
-	rpc(t, tasks, "ada", "tasks/update", `{"taskId":"`+task.ID+`","inputResponses":{"never-asked":{"action":"accept","content":{}}}}`, &ack)
+	rpc(t, tasks, "ada", "tasks/update", `{"taskId":"`+task.ID+`","inputResponses":{"never-asked":{"action":"accept","content":{}},"other":12345}}`, &ack)
 	rpc(t, tasks, "ada", "tasks/get", `{"taskId":"`+task.ID+`"}`, &d)
 	if d.Status != TaskInputRequired {
 		t.Fatalf("after an unrelated answer: %+v", d)
@@ -275,6 +277,14 @@ func TestTaskRefusals(t *testing.T) {
 	}
 	log.wait(t, task.ID, TaskInputRequired)
 	id := task.ID
+	pending, err := tasks.Get(context.Background(), "ada", id)
+	if err != nil || len(pending.InputRequests) != 1 {
+		t.Fatalf("Get = %+v, %v", pending, err)
+	}
+	var key string
+	for k := range pending.InputRequests {
+		key = k
+	}
 	cases := []struct {
 		name     string
 		owner    string
@@ -293,7 +303,8 @@ func TestTaskRefusals(t *testing.T) {
 		{"no task id", "ada", true, "tasks/get", `{}`, jsonrpc.CodeInvalidParams},
 		{"params not an object", "ada", true, "tasks/get", `[1]`, jsonrpc.CodeInvalidParams},
 		{"no input responses", "ada", true, "tasks/update", `{"taskId":"` + id + `"}`, jsonrpc.CodeInvalidParams},
-		{"an answer that is not one", "ada", true, "tasks/update", `{"taskId":"` + id + `","inputResponses":{"k":12345}}`, jsonrpc.CodeInvalidParams},
+		{"an answer that is not one", "ada", true, "tasks/update", `{"taskId":"` + id + `","inputResponses":{"` + key + `":12345}}`, jsonrpc.CodeInvalidParams},
+		{"an answer without an action", "ada", true, "tasks/update", `{"taskId":"` + id + `","inputResponses":{"` + key + `":{"content":{}}}}`, jsonrpc.CodeInvalidParams},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -377,4 +388,52 @@ func FuzzTaskRPC(f *testing.F) {
 			t.Fatal("neither a result nor an error")
 		}
 	})
+}
+
+// TestTaskStatusNotification: the params of notifications/tasks are the
+// task as tasks/get shows it, without a resultType.
+func TestTaskStatusNotification(t *testing.T) {
+	tasks, log := newTasks(t, nil)
+	task, err := tasks.Start(context.Background(), "ada", "greet", json.RawMessage(`{"name":"x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := log.wait(t, task.ID, TaskCompleted)
+	var n map[string]json.RawMessage
+	if err := json.Unmarshal(tasks.StatusNotification(&done), &n); err != nil {
+		t.Fatal(err)
+	}
+	if string(n["taskId"]) != `"`+task.ID+`"` || string(n["status"]) != `"completed"` || n["result"] == nil || n["resultType"] != nil || n["owner"] != nil {
+		t.Errorf("notification params %v", n)
+	}
+}
+
+// TestTaskLimit: past MaxRunning, Start refuses and starts nothing; an
+// ended task makes room.
+func TestTaskLimit(t *testing.T) {
+	tasks, log := newTasks(t, &TaskOptions{MaxRunning: 1})
+	first, err := tasks.Start(context.Background(), "ada", "block", json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var limit *TaskLimitError
+	if _, err := tasks.Start(context.Background(), "ada", "greet", json.RawMessage(`{"name":"x"}`)); !errors.As(err, &limit) || limit.Limit != 1 {
+		t.Fatalf("second Start: %v", err)
+	}
+	if err := tasks.Cancel(context.Background(), "ada", first.ID); err != nil {
+		t.Fatal(err)
+	}
+	log.wait(t, first.ID, TaskCancelled)
+	// The record is written just before the call's goroutine leaves.
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		_, err := tasks.Start(context.Background(), "ada", "greet", json.RawMessage(`{"name":"x"}`))
+		if err == nil {
+			break
+		}
+		if !errors.As(err, &limit) || time.Now().After(deadline) {
+			t.Fatalf("Start after the first ended: %v", err)
+		}
+		runtime.Gosched()
+	}
 }
