@@ -1321,6 +1321,18 @@ class LLMProxy(_Modality):
         return "<lcp llm proxy>"
 
 
+def _media_bytes(source: Any, what: str) -> bytes:
+    """The bytes of a media argument: bytes, a path (in the workspace) or a file object."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source)
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as f:
+            return f.read()
+    if hasattr(source, "read"):
+        return source.read()
+    raise TypeError(f"{what} must be a path, bytes or a file, not {type(source).__name__}")
+
+
 class TTIProxy(_Modality):
     """client.tti: the host's image model (an OpenAI-compatible /images/generations)."""
 
@@ -1343,9 +1355,22 @@ class TTIProxy(_Modality):
         img = self.generate_image(prompt, negative_prompt, width, height, **kwargs)
         return types.SimpleNamespace(images=[img], text=None, raw=img)
 
-    def edit_image(self, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("edit_image is not supported: lcp reaches an image model through "
-                           "/images/generations only.")
+    def edit_image(self, images: Any = None, prompt: Any = "", mask: Any = None, width: Optional[int] = None,
+                   height: Optional[int] = None, **kwargs: Any) -> MediaBytes:
+        """The edited image's bytes: images (a path in the workspace, bytes, a file, or a list of them) edited as prompt says."""
+        if images is None:
+            raise TypeError("edit_image needs images= (a path, bytes, or a list of them)")
+        items = list(images) if isinstance(images, (list, tuple)) else [images]
+        data = [base64.b64encode(_media_bytes(x, "images")).decode("ascii") for x in items]
+        params: Dict[str, Any] = {
+            "images": data, "prompt": str(prompt or ""), "width": int(width or 0), "height": int(height or 0),
+            "model": self._models.get(self.name, ""), "options": _options(kwargs)}
+        if mask is not None:
+            params["mask"] = base64.b64encode(_media_bytes(mask, "mask")).decode("ascii")
+        answer = self._ask("tti.edit_image", params)
+        img = MediaBytes(base64.b64decode(answer["data"]), answer.get("mime_type") or "")
+        img.revised_prompt = answer.get("revised_prompt") or None  # type: ignore[attr-defined]
+        return img
 
     def __repr__(self) -> str:
         return "<lcp tti proxy>"
