@@ -79,12 +79,14 @@ func (e *Engine) mediaServices(m map[string]binding.Service) {
 	m[serviceTranscribe] = e.transcribe
 	m[serviceListModels] = e.listModels
 	m[serviceListVoices] = e.listVoices
+	e.embedderServices(m)
 }
 
 // modalities says which models the host has beside the language model
 // (whose presence comes with each call).
 func (e *Engine) modalities(context.Context, *binding.ServiceRequest) (json.RawMessage, error) {
-	return json.Marshal(map[string]bool{"tti": e.cfg.TTI != nil, "tts": e.cfg.TTS != nil, "stt": e.cfg.STT != nil})
+	return json.Marshal(map[string]bool{"tti": e.cfg.TTI != nil, "tts": e.cfg.TTS != nil, "stt": e.cfg.STT != nil,
+		"ttm": e.cfg.TTM != nil, "ttv": e.cfg.TTV != nil, "rag": e.cfg.RAG != nil})
 }
 
 // mediaParams are the parameters the proxies send: the call's arguments
