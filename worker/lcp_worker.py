@@ -1660,6 +1660,10 @@ MCP_MODULE = "lollms_client.tools_bindings.mcp"
 TOOL_NAME_SEPARATOR = "::"
 
 
+NO_MCP_SERVERS = ("MCP call failed: MCP bridge is not configured. Provide host_tool_configs['mcp_bridge'] "
+                  "with a 'servers' list.")
+
+
 def _mcp_failure(message: str, status_code: int = 500) -> dict:
     return {"success": False, "status_code": status_code, "error": message, "output": message}
 
@@ -1759,8 +1763,9 @@ class MCPBinding:
         entry = self._servers.get(alias)
         if entry is None:
             if not self._servers:
-                return _mcp_failure(f"Server alias '{alias}' is not configured: this MCPBinding has no servers "
-                                    "(give it a 'servers' list).", 404)
+                # The words of the LCP reference's mcp_bridge.py when it has
+                # no servers, which that bridge then passes on verbatim.
+                return _mcp_failure(NO_MCP_SERVERS, 404)
             return _mcp_failure(f"Server alias '{alias}' is not configured (configured: "
                                 f"{', '.join(sorted(self._servers))}).", 404)
         if params is None:
