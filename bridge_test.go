@@ -504,3 +504,20 @@ func TestBridgeInSandbox(t *testing.T) {
 		t.Errorf("%d servers started, want only the configured one", n)
 	}
 }
+
+// TestSeedBridgeWithoutServers: the LCP reference's mcp_bridge.py, run
+// verbatim with no servers configured, fails with the seed's own words,
+// the same as the built-in bridge's.
+func TestSeedBridgeWithoutServers(t *testing.T) {
+	needPython(t)
+	eng, err := lcp.New(context.Background(), &lcp.Config{ToolsFolders: []string{"testdata/bridge/seed"}, Workspace: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	want := "MCP call failed: MCP bridge is not configured. Provide host_tool_configs['mcp_bridge'] with a 'servers' list."
+	res := eng.ExecuteTool(context.Background(), "tool_call_mcp_tool", callArgs("fs", "read_file", `{}`))
+	if res.Success || res.Error != want {
+		t.Errorf("error %q, want %q", res.Error, want)
+	}
+}

@@ -185,6 +185,16 @@ type Config struct {
 	TTI ImageGenerator
 	TTS SpeechGenerator
 	STT Transcriber
+	// TTM, TTV and RAG are the host's music and video models and its
+	// retrieval store, which the embedder implements (package
+	// hostservices has HTTP examples): client.generate_music /
+	// generate_song / generate_song_from_lyrics, generate_video,
+	// query_rag and add_document_to_rag; client.ttm, client.ttv and
+	// client.rag are None without them, and the calls raise the seed's
+	// RuntimeError.
+	TTM MusicGenerator
+	TTV VideoGenerator
+	RAG Retriever
 	// Respond answers the confirmations and questions of calls made with
 	// Engine.Call and ExecuteTool. Nil: confirmations are rejected and
 	// questions declined, with a reason that says so.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/lcptools/lcp/binding"
 	"github.com/lcptools/lcp/llm"
@@ -38,6 +39,13 @@ type Transcriber interface {
 	Transcribe(ctx context.Context, r *llm.TranscriptionRequest) (*llm.Transcription, error)
 }
 
+// ImageEditor edits images: lollms_client_instance.edit_image
+// (client.tti.edit_image), when the image model of Config.TTI implements
+// it. *llm.Client (/images/edits) and *llm.Router are ones.
+type ImageEditor interface {
+	EditImage(ctx context.Context, r *llm.ImageEditRequest) (*llm.Image, error)
+}
+
 // ModelLister is implemented by models that list the names a tool can
 // switch to (list_models of the Python proxies); *llm.Client lists its
 // endpoint's models, *llm.Router its aliases.
@@ -55,6 +63,7 @@ type VoiceLister interface {
 const (
 	serviceModalities    = "client.modalities"
 	serviceGenerateImage = "tti.generate_image"
+	serviceEditImage     = "tti.edit_image"
 	serviceGenerateAudio = "tts.generate_audio"
 	serviceTranscribe    = "stt.transcribe_audio"
 	serviceListModels    = "models.list"
@@ -65,16 +74,19 @@ const (
 func (e *Engine) mediaServices(m map[string]binding.Service) {
 	m[serviceModalities] = e.modalities
 	m[serviceGenerateImage] = e.generateImage
+	m[serviceEditImage] = e.editImage
 	m[serviceGenerateAudio] = e.generateAudio
 	m[serviceTranscribe] = e.transcribe
 	m[serviceListModels] = e.listModels
 	m[serviceListVoices] = e.listVoices
+	e.embedderServices(m)
 }
 
 // modalities says which models the host has beside the language model
 // (whose presence comes with each call).
 func (e *Engine) modalities(context.Context, *binding.ServiceRequest) (json.RawMessage, error) {
-	return json.Marshal(map[string]bool{"tti": e.cfg.TTI != nil, "tts": e.cfg.TTS != nil, "stt": e.cfg.STT != nil})
+	return json.Marshal(map[string]bool{"tti": e.cfg.TTI != nil, "tts": e.cfg.TTS != nil, "stt": e.cfg.STT != nil,
+		"ttm": e.cfg.TTM != nil, "ttv": e.cfg.TTV != nil, "rag": e.cfg.RAG != nil})
 }
 
 // mediaParams are the parameters the proxies send: the call's arguments
@@ -88,7 +100,9 @@ type mediaParams struct {
 	Voice          string                     `json:"voice"`
 	Format         string                     `json:"format"`
 	Speed          float64                    `json:"speed"`
-	Audio          []byte                     `json:"audio"` // base64 in JSON
+	Audio          []byte                     `json:"audio"`  // base64 in JSON
+	Images         [][]byte                   `json:"images"` // base64 in JSON
+	Mask           []byte                     `json:"mask"`
 	FileName       string                     `json:"file_name"`
 	Language       string                     `json:"language"`
 	Model          string                     `json:"model"`
@@ -126,6 +140,42 @@ func (e *Engine) generateImage(ctx context.Context, r *binding.ServiceRequest) (
 		Width: p.Width, Height: p.Height, Model: p.Model, Extra: p.Options})
 	if err != nil {
 		return nil, fmt.Errorf("generate_image failed: %w", err)
+	}
+	return json.Marshal(map[string]any{"data": base64.StdEncoding.EncodeToString(img.Data), "mime_type": img.MIMEType,
+		"revised_prompt": img.RevisedPrompt})
+}
+
+func (e *Engine) editImage(ctx context.Context, r *binding.ServiceRequest) (json.RawMessage, error) {
+	if e.cfg.TTI == nil {
+		return nil, absent("edit_image", "tti")
+	}
+	editor, ok := e.cfg.TTI.(ImageEditor)
+	if !ok {
+		return nil, errors.New("edit_image is not supported by the host's image model (it only generates images)")
+	}
+	p, err := readMediaParams("edit_image", r.Params)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Images) == 0 {
+		return nil, errors.New("edit_image: give images= (a path, bytes, or a list of them)")
+	}
+	if strings.TrimSpace(p.Prompt) == "" {
+		return nil, errors.New("edit_image: give prompt=, the edit to make")
+	}
+	extra := map[string]string{}
+	for k, v := range p.Options {
+		var str string
+		if json.Unmarshal(v, &str) == nil {
+			extra[k] = str
+		} else {
+			extra[k] = string(v) // numbers and booleans as JSON writes them
+		}
+	}
+	img, err := editor.EditImage(ctx, &llm.ImageEditRequest{Images: p.Images, Mask: p.Mask, Prompt: p.Prompt,
+		Width: p.Width, Height: p.Height, Model: p.Model, Extra: extra})
+	if err != nil {
+		return nil, fmt.Errorf("edit_image failed: %w", err)
 	}
 	return json.Marshal(map[string]any{"data": base64.StdEncoding.EncodeToString(img.Data), "mime_type": img.MIMEType,
 		"revised_prompt": img.RevisedPrompt})

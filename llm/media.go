@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
@@ -41,6 +42,26 @@ type ImageRequest struct {
 	// Extra holds further fields the server understands ("quality",
 	// "style", "seed"...). They never replace the fields above.
 	Extra map[string]json.RawMessage
+}
+
+// ImageEditRequest asks for an edit of images (/images/edits): the
+// images and the prompt are required.
+type ImageEditRequest struct {
+	// Images are the image files to edit (PNG, JPEG, WebP), in order.
+	// One is sent as the field "image", several as "image[]" (the form
+	// gpt-image models take).
+	Images [][]byte
+	// Mask, when set, is a PNG whose transparent pixels say where to edit.
+	Mask []byte
+	// Prompt describes the edit.
+	Prompt string
+	// Width and Height in pixels, sent as "size": "WxH" when both are set.
+	Width, Height int
+	// Model names the model; empty means the Client's Model.
+	Model string
+	// Extra holds further form fields ("quality", "background"...). They
+	// never replace the fields above.
+	Extra map[string]string
 }
 
 // Image is a generated image.
@@ -157,6 +178,13 @@ func (c *Client) GenerateImage(ctx context.Context, r *ImageRequest) (*Image, er
 	if err != nil {
 		return nil, err
 	}
+	return c.imageAnswer(ctx, raw, x)
+}
+
+// imageAnswer reads the image of an /images/generations or /images/edits
+// answer: the first of its data, base64 or a link to download.
+func (c *Client) imageAnswer(ctx context.Context, raw []byte, x *exchange) (*Image, error) {
+	var err error
 	var resp struct {
 		Data []struct {
 			B64JSON       string `json:"b64_json"`
@@ -455,4 +483,89 @@ func (c *Client) post(ctx context.Context, p string, body []byte, contentType st
 		return nil, nil, err
 	}
 	return raw, x, nil
+}
+
+// EditImage edits images as r asks, through the OpenAI-compatible
+// /images/edits endpoint (a multipart form), and returns the first image
+// of the answer.
+func (c *Client) EditImage(ctx context.Context, r *ImageEditRequest) (*Image, error) {
+	if len(r.Images) == 0 {
+		return nil, errors.New("llm: image edit: no image to edit")
+	}
+	if strings.TrimSpace(r.Prompt) == "" {
+		return nil, errors.New("llm: image edit: the prompt is empty")
+	}
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	var err error
+	file := func(field, name string, data []byte) {
+		if err != nil {
+			return
+		}
+		h := make(textproto.MIMEHeader)
+		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name=%q; filename=%q`, field, name))
+		h.Set("Content-Type", http.DetectContentType(data))
+		var part io.Writer
+		if part, err = mw.CreatePart(h); err == nil {
+			_, err = part.Write(data)
+		}
+	}
+	field := "image"
+	if len(r.Images) > 1 {
+		field = "image[]"
+	}
+	for i, img := range r.Images {
+		if len(img) == 0 {
+			return nil, fmt.Errorf("llm: image edit: image %d is empty", i+1)
+		}
+		file(field, fmt.Sprintf("image%d%s", i+1, imageExtension(img)), img)
+	}
+	if len(r.Mask) > 0 {
+		file("mask", "mask.png", r.Mask)
+	}
+	fields := map[string]string{}
+	for k, v := range r.Extra {
+		fields[k] = v
+	}
+	fields["prompt"] = r.Prompt
+	fields["n"] = "1"
+	if m := c.model(r.Model); m != "" {
+		fields["model"] = m
+	}
+	if r.Width > 0 && r.Height > 0 {
+		fields["size"] = fmt.Sprintf("%dx%d", r.Width, r.Height)
+	}
+	if _, ok := fields["response_format"]; !ok && !strings.HasPrefix(c.model(r.Model), "gpt-image") {
+		fields["response_format"] = "b64_json"
+	}
+	for _, k := range sortedKeys(fields) {
+		if err == nil {
+			err = mw.WriteField(k, fields[k])
+		}
+	}
+	if err == nil {
+		err = mw.Close()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("llm: image edit: %w", err)
+	}
+	raw, x, err := c.post(ctx, "/images/edits", buf.Bytes(), mw.FormDataContentType())
+	if err != nil {
+		return nil, err
+	}
+	return c.imageAnswer(ctx, raw, x)
+}
+
+// imageExtension is the file extension of an image's type, ".png" when
+// unknown.
+func imageExtension(data []byte) string {
+	switch http.DetectContentType(data) {
+	case "image/jpeg":
+		return ".jpg"
+	case "image/webp":
+		return ".webp"
+	case "image/gif":
+		return ".gif"
+	}
+	return ".png"
 }

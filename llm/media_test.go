@@ -296,3 +296,21 @@ func FuzzParseModalities(f *testing.F) {
 		}
 	})
 }
+
+// TestEditImageBadInput: an edit without images, with an empty image or
+// an empty prompt is refused before any request.
+func TestEditImageBadInput(t *testing.T) {
+	c := &llm.Client{BaseURL: "http://127.0.0.1:1/v1"}
+	for _, tt := range []struct {
+		r    llm.ImageEditRequest
+		want string
+	}{
+		{llm.ImageEditRequest{Prompt: "x"}, "no image to edit"},
+		{llm.ImageEditRequest{Images: [][]byte{llmtest.Pixel}, Prompt: " "}, "the prompt is empty"},
+		{llm.ImageEditRequest{Images: [][]byte{llmtest.Pixel, nil}, Prompt: "x"}, "image 2 is empty"},
+	} {
+		if _, err := c.EditImage(context.Background(), &tt.r); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: %v, want %q", tt.r, err, tt.want)
+		}
+	}
+}

@@ -87,6 +87,18 @@ func (r *Router) GenerateJSON(ctx context.Context, prompt string, options json.R
 	return c.Generate(ctx, prompt, opts)
 }
 
+// EditImage is Client.EditImage on the profile the request's Model
+// names.
+func (r *Router) EditImage(ctx context.Context, req *ImageEditRequest) (*Image, error) {
+	c, model, err := r.pick(req.Model)
+	if err != nil {
+		return nil, err
+	}
+	cp := *req
+	cp.Model = model
+	return c.EditImage(ctx, &cp)
+}
+
 // GenerateImage is Client.GenerateImage on the profile the request's
 // Model names.
 func (r *Router) GenerateImage(ctx context.Context, req *ImageRequest) (*Image, error) {

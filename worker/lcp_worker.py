@@ -1228,13 +1228,6 @@ def _finite(v: Any, what: str) -> float:
     return f
 
 
-def _absent(modality: str, what: str) -> Callable:
-    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError(f"{what} is not available: the host has no {modality} binding.")
-    method.__name__ = what
-    return method
-
-
 def _options(kwargs: Dict[str, Any]) -> Dict[str, Any]:
     """Keyword arguments for the host: callbacks (streaming_callback...) stay here."""
     return {k: v for k, v in kwargs.items() if not callable(v)}
@@ -1321,6 +1314,18 @@ class LLMProxy(_Modality):
         return "<lcp llm proxy>"
 
 
+def _media_bytes(source: Any, what: str) -> bytes:
+    """The bytes of a media argument: bytes, a path (in the workspace) or a file object."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source)
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as f:
+            return f.read()
+    if hasattr(source, "read"):
+        return source.read()
+    raise TypeError(f"{what} must be a path, bytes or a file, not {type(source).__name__}")
+
+
 class TTIProxy(_Modality):
     """client.tti: the host's image model (an OpenAI-compatible /images/generations)."""
 
@@ -1343,9 +1348,22 @@ class TTIProxy(_Modality):
         img = self.generate_image(prompt, negative_prompt, width, height, **kwargs)
         return types.SimpleNamespace(images=[img], text=None, raw=img)
 
-    def edit_image(self, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("edit_image is not supported: lcp reaches an image model through "
-                           "/images/generations only.")
+    def edit_image(self, images: Any = None, prompt: Any = "", mask: Any = None, width: Optional[int] = None,
+                   height: Optional[int] = None, **kwargs: Any) -> MediaBytes:
+        """The edited image's bytes: images (a path in the workspace, bytes, a file, or a list of them) edited as prompt says."""
+        if images is None:
+            raise TypeError("edit_image needs images= (a path, bytes, or a list of them)")
+        items = list(images) if isinstance(images, (list, tuple)) else [images]
+        data = [base64.b64encode(_media_bytes(x, "images")).decode("ascii") for x in items]
+        params: Dict[str, Any] = {
+            "images": data, "prompt": str(prompt or ""), "width": int(width or 0), "height": int(height or 0),
+            "model": self._models.get(self.name, ""), "options": _options(kwargs)}
+        if mask is not None:
+            params["mask"] = base64.b64encode(_media_bytes(mask, "mask")).decode("ascii")
+        answer = self._ask("tti.edit_image", params)
+        img = MediaBytes(base64.b64decode(answer["data"]), answer.get("mime_type") or "")
+        img.revised_prompt = answer.get("revised_prompt") or None  # type: ignore[attr-defined]
+        return img
 
     def __repr__(self) -> str:
         return "<lcp tti proxy>"
@@ -1407,6 +1425,72 @@ class STTProxy(_Modality):
         return "<lcp stt proxy>"
 
 
+class TTMProxy(_Modality):
+    """client.ttm: the host's music model (lcp.MusicGenerator)."""
+
+    name = "ttm"
+
+    def generate_music(self, prompt: Any = "", lyrics: Any = None, **kwargs: Any) -> MediaBytes:
+        """The music's bytes (see .mime_type); lyrics= makes it a song."""
+        answer = self._ask("ttm.generate_music", {
+            "prompt": str(prompt or ""), "lyrics": "" if lyrics is None else str(lyrics),
+            "model": self._models.get(self.name, ""), "options": _options(kwargs)})
+        return MediaBytes(base64.b64decode(answer["data"]), answer.get("mime_type") or "")
+
+    def generate_song(self, prompt: Any = "", lyrics: Any = None, **kwargs: Any) -> MediaBytes:
+        return self.generate_music(prompt, lyrics, **kwargs)
+
+    def generate_song_from_lyrics(self, lyrics: Any, prompt: Any = "", **kwargs: Any) -> MediaBytes:
+        if not lyrics:
+            raise ValueError("generate_song_from_lyrics needs lyrics")
+        return self.generate_music(prompt, lyrics, **kwargs)
+
+    def __repr__(self) -> str:
+        return "<lcp ttm proxy>"
+
+
+class TTVProxy(_Modality):
+    """client.ttv: the host's video model (lcp.VideoGenerator)."""
+
+    name = "ttv"
+
+    def generate_video(self, prompt: Any, **kwargs: Any) -> MediaBytes:
+        """The video's bytes (see .mime_type)."""
+        answer = self._ask("ttv.generate_video", {
+            "prompt": str(prompt or ""), "model": self._models.get(self.name, ""), "options": _options(kwargs)})
+        return MediaBytes(base64.b64decode(answer["data"]), answer.get("mime_type") or "")
+
+    def __repr__(self) -> str:
+        return "<lcp ttv proxy>"
+
+
+class RAGProxy(_Modality):
+    """client.rag: the host's retrieval store (lcp.Retriever)."""
+
+    name = "rag"
+
+    def query_rag(self, query: Any, top_k: int = 5, **kwargs: Any) -> List[dict]:
+        """The passages nearest to query: dicts with text, source and score."""
+        answer = self._ask("rag.query", {"query": str(query), "top_k": int(top_k), "options": _options(kwargs)})
+        return list((answer or {}).get("results") or [])
+
+    query = query_rag
+
+    def add_document_to_rag(self, path: Any, **kwargs: Any) -> Any:
+        """Adds a document (a path in the workspace, bytes or a file); returns the store's id for it."""
+        name = os.path.basename(os.fspath(path)) if isinstance(path, (str, os.PathLike)) else \
+            os.path.basename(str(getattr(path, "name", "") or ""))
+        data = _media_bytes(path, "path")
+        answer = self._ask("rag.add_document", {"file_name": name, "audio": base64.b64encode(data).decode("ascii"),
+                                                "options": _options(kwargs)})
+        return (answer or {}).get("id")
+
+    add_document = add_document_to_rag
+
+    def __repr__(self) -> str:
+        return "<lcp rag proxy>"
+
+
 class ToolsProxy(_Bound):
     """client.tools: the host's whole tool inventory."""
 
@@ -1427,16 +1511,14 @@ class ClientProxy(_Bound):
     each for the rest of the call.
     """
 
-    _PROXIES = {"tti": TTIProxy, "tts": TTSProxy, "stt": STTProxy}
+    _PROXIES = {"tti": TTIProxy, "tts": TTSProxy, "stt": STTProxy, "ttm": TTMProxy, "ttv": TTVProxy,
+                "rag": RAGProxy}
 
     def __init__(self, host: HostChannel, call: Call, has_llm: bool):
         super().__init__(host, call)
         self._models: Dict[str, str] = {}
         self._media: Optional[Dict[str, Any]] = None
         self.llm = LLMProxy(host, call, self._models) if has_llm else None
-        self.ttv = None
-        self.ttm = None
-        self.rag = None
         self.tools = ToolsProxy(host, call)
 
     def _modality(self, name: str) -> Any:
@@ -1454,6 +1536,9 @@ class ClientProxy(_Bound):
     tti = property(lambda self: self._modality("tti"))
     tts = property(lambda self: self._modality("tts"))
     stt = property(lambda self: self._modality("stt"))
+    ttm = property(lambda self: self._modality("ttm"))
+    ttv = property(lambda self: self._modality("ttv"))
+    rag = property(lambda self: self._modality("rag"))
 
     def generate_text(self, prompt: Any, n_predict: Optional[int] = None, **kwargs: Any) -> str:
         if self.llm is None:
@@ -1515,20 +1600,40 @@ class ClientProxy(_Bound):
     def switch_stt(self, alias: Any) -> bool:
         return self._switch("stt", self.stt, alias)
 
-    switch_ttv = _absent("ttv", "switch_ttv")
-    switch_ttm = _absent("ttm", "switch_ttm")
+    def switch_ttv(self, alias: Any) -> bool:
+        return self._switch("ttv", self.ttv, alias)
+
+    def switch_ttm(self, alias: Any) -> bool:
+        return self._switch("ttm", self.ttm, alias)
 
     def list_models(self) -> List[str]:
         """The models of every modality the host has, as lollms lists them."""
         answer = self._host.service(self._current(), "models.list", {"modality": ""})
         return list((answer or {}).get("models") or [])
 
-    generate_video = _absent("ttv", "generate_video")
-    generate_music = _absent("ttm", "generate_music")
-    generate_song = _absent("ttm", "generate_song")
-    generate_song_from_lyrics = _absent("ttm", "generate_song_from_lyrics")
-    query_rag = _absent("rag", "query_rag")
-    add_document_to_rag = _absent("rag", "add_document_to_rag")
+    def _need(self, modality: str, what: str) -> Any:
+        proxy = self._modality(modality)
+        if proxy is None:
+            raise RuntimeError(f"{what} is not available: the host has no {modality} binding.")
+        return proxy
+
+    def generate_video(self, prompt: Any, **kwargs: Any) -> MediaBytes:
+        return self._need("ttv", "generate_video").generate_video(prompt, **kwargs)
+
+    def generate_music(self, prompt: Any = "", **kwargs: Any) -> MediaBytes:
+        return self._need("ttm", "generate_music").generate_music(prompt, **kwargs)
+
+    def generate_song(self, prompt: Any = "", lyrics: Any = None, **kwargs: Any) -> MediaBytes:
+        return self._need("ttm", "generate_song").generate_song(prompt, lyrics, **kwargs)
+
+    def generate_song_from_lyrics(self, lyrics: Any, prompt: Any = "", **kwargs: Any) -> MediaBytes:
+        return self._need("ttm", "generate_song_from_lyrics").generate_song_from_lyrics(lyrics, prompt, **kwargs)
+
+    def query_rag(self, query: Any, top_k: int = 5, **kwargs: Any) -> List[dict]:
+        return self._need("rag", "query_rag").query_rag(query, top_k, **kwargs)
+
+    def add_document_to_rag(self, path: Any, **kwargs: Any) -> Any:
+        return self._need("rag", "add_document_to_rag").add_document_to_rag(path, **kwargs)
 
     def __repr__(self) -> str:
         return "<lcp lollms_client_instance proxy>"
@@ -1553,6 +1658,10 @@ class DiscussionProxy(_Bound):
 
 MCP_MODULE = "lollms_client.tools_bindings.mcp"
 TOOL_NAME_SEPARATOR = "::"
+
+
+NO_MCP_SERVERS = ("MCP call failed: MCP bridge is not configured. Provide host_tool_configs['mcp_bridge'] "
+                  "with a 'servers' list.")
 
 
 def _mcp_failure(message: str, status_code: int = 500) -> dict:
@@ -1654,8 +1763,9 @@ class MCPBinding:
         entry = self._servers.get(alias)
         if entry is None:
             if not self._servers:
-                return _mcp_failure(f"Server alias '{alias}' is not configured: this MCPBinding has no servers "
-                                    "(give it a 'servers' list).", 404)
+                # The words of the LCP reference's mcp_bridge.py when it has
+                # no servers, which that bridge then passes on verbatim.
+                return _mcp_failure(NO_MCP_SERVERS, 404)
             return _mcp_failure(f"Server alias '{alias}' is not configured (configured: "
                                 f"{', '.join(sorted(self._servers))}).", 404)
         if params is None:

@@ -436,7 +436,8 @@ class WorkerTest(unittest.TestCase):
                 ([fs], "read", None, 400, "Invalid tool name format"),
                 ([fs], "fs::", None, 400, "Invalid tool name format"),
                 ([fs], "web::get", None, 404, "Server alias 'web' is not configured (configured: fs)"),
-                ([], "fs::read", None, 404, "this MCPBinding has no servers"),
+                ([], "fs::read", None, 404, "MCP call failed: MCP bridge is not configured. Provide "
+                                            "host_tool_configs['mcp_bridge'] with a 'servers' list."),
                 ([fs], "fs::read", [1], 400, "must be a dict, not list")):
             i = self.call("tool_mcp", {"servers": servers, "name": name, "params": params})
             got = json.loads(self.result(i)[1])
