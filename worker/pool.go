@@ -474,14 +474,16 @@ func (p *Pool) Retire(lib Library) {
 	}
 }
 
-// retire stops the proc once no call is in flight on it. It is no longer
-// in its pool's groups, so no new call comes.
+// retire stops the proc once no call is in flight on it or on its way to
+// it (counted in its slot from the pick on: the call that started a proc
+// still in its handshake, too). Its slot is no longer in its pool's
+// groups, so no new call comes.
 func (pr *proc) retire() {
 	t := time.NewTicker(50 * time.Millisecond)
 	defer t.Stop()
 	for {
 		pr.mu.Lock()
-		busy := len(pr.calls) > 0
+		busy := len(pr.calls) > 0 || pr.slot != nil && pr.slot.inflight.Load() > 0
 		pr.mu.Unlock()
 		if !busy {
 			pr.shutdown()
