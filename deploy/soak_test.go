@@ -157,7 +157,7 @@ func TestSoak(t *testing.T) {
 	t.Logf("server after:  RSS %s, %d goroutines, %d open files, %d threads; peak RSS %s",
 		servetest.MB(after.RSS), after.goroutines, after.FDs, after.Threads, servetest.MB(after.PeakRSS))
 	if len(out.problems) > 0 {
-		t.Errorf("lost, misrouted or wrong answers:\n%s", strings.Join(out.problems, "\n"))
+		t.Errorf("lost, misrouted or wrong answers:\n%s\nserver log, panics and errors:\n%s", strings.Join(out.problems, "\n"), logProblems(srv.Stderr(), 20))
 	}
 	if out.byKind["echo"] == 0 || out.byKind["crash"] == 0 || out.byKind["hang"] == 0 {
 		t.Errorf("the mix did not happen: %v", out.byKind)
@@ -246,6 +246,18 @@ func gauge(url, name string) (float64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no %s in /metrics", name)
+}
+
+// logProblems returns up to n lines of a server's log that tell of a
+// panic or an error.
+func logProblems(log string, n int) string {
+	var out []string
+	for _, l := range strings.Split(log, "\n") {
+		if len(out) < n && (strings.Contains(l, "panic") || strings.Contains(l, `"level":"ERROR"`) || strings.Contains(l, "http: ")) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // pick chooses a call: mostly good ones, and each fault now and then.
