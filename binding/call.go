@@ -3,9 +3,11 @@ package binding
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -75,6 +77,17 @@ func (b *Binding) run(ctx context.Context, e *entry, c *tool.CallRequest) (*tool
 	if err != nil {
 		return b.callError(ctx, name, err)
 	}
+	if reply.NotModuleLevel && fileChanged(e.file.Path, e.file.Sum) {
+		// The binding read the function in the file, the worker did not
+		// find it: the file changed on disk (it is being rewritten) after
+		// the binding read it. The worker restarts before the next call,
+		// which reads the file again.
+		st := b.state(lib.Path)
+		st.mu.Lock()
+		st.pending = true
+		st.mu.Unlock()
+		return failure(fmt.Sprintf("The library '%s' is being reloaded: its file changed on disk while it was loaded, and '%s' was not in it at that moment. Call the tool again shortly.", e.file.Stem, name), ""), nil
+	}
 	res, err := b.result(name, e.file.Stem, reply)
 	if err == nil && reloaded {
 		if res.Payload == nil {
@@ -83,6 +96,13 @@ func (b *Binding) run(ctx context.Context, e *entry, c *tool.CallRequest) (*tool
 		res.Payload["_reloaded"] = reloadedPayload()
 	}
 	return res, err
+}
+
+// fileChanged reports whether the file at path no longer has the sum
+// the binding read (or cannot be read).
+func fileChanged(path string, sum [sha256.Size]byte) bool {
+	b, err := os.ReadFile(path)
+	return err != nil || sha256.Sum256(b) != sum
 }
 
 // prepareArgs applies steps 2-4 of the contract: hidden names removed,

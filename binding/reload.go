@@ -67,7 +67,8 @@ func (b *Binding) state(path string) *libState {
 }
 
 // begin is called before a call of lib runs: a restart the reload asked
-// for happens now (a call of the old code still running is stopped). It
+// for happens now (calls of the old code still running finish in the old
+// worker, which stops after them; this call gets a fresh one). It
 // returns the release generation the call runs in and, for a tool call
 // (takeNote), whether its result gets the reload note.
 func (b *Binding) begin(lib worker.Library, takeNote bool) (gen uint64, note bool) {
@@ -75,7 +76,7 @@ func (b *Binding) begin(lib worker.Library, takeNote bool) (gen uint64, note boo
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.pending {
-		b.pool.Release(lib)
+		b.pool.Retire(lib)
 		st.pending = false
 		st.gen++
 	}

@@ -33,10 +33,11 @@ var (
 type outcome string
 
 const (
-	gotResult   outcome = "result"    // a JSON-RPC result
-	gotRPCError outcome = "rpc error" // a JSON-RPC error with a message
-	got429      outcome = "429"       // refused, too many calls
-	got503      outcome = "503"       // refused, unavailable (draining, sessions)
+	gotResult    outcome = "result"     // a JSON-RPC result
+	gotToolError outcome = "tool error" // a result with isError, and a reason
+	gotRPCError  outcome = "rpc error"  // a JSON-RPC error with a message
+	got429       outcome = "429"        // refused, too many calls
+	got503       outcome = "503"        // refused, unavailable (draining, sessions)
 )
 
 // tally counts outcomes, and keeps a few examples of each unaccounted one.
@@ -62,7 +63,7 @@ func (t *tally) add(o outcome, example string) {
 // accounted reports whether o is one of the answers a call may get.
 func accounted(o outcome) bool {
 	switch o {
-	case gotResult, gotRPCError, got429, got503, "given up (client)":
+	case gotResult, gotToolError, gotRPCError, got429, got503, "given up (client)":
 		return true
 	}
 	return false
@@ -327,7 +328,7 @@ func TestLoadAccounting(t *testing.T) {
 	}
 	wg.Wait()
 	t.Logf("load %s, %d sessions: %s", *accountFor, opened.Load(), out)
-	for _, o := range []outcome{gotRPCError, got429, got503} {
+	for _, o := range []outcome{gotToolError, gotRPCError, got429, got503} {
 		if ex := out.examples[o]; len(ex) > 0 {
 			t.Logf("%s, e.g. %.300q", o, ex[0])
 		}
@@ -362,11 +363,18 @@ func loadCall(ctx context.Context, s *rawSession, rng *rand.Rand, nonce string, 
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	o, detail := s.call(cctx, name, args)
-	if o == gotResult && want != "" && !strings.Contains(detail, want) {
-		o = "wrong result"
-	}
-	if o == gotResult && want == "" && !strings.Contains(detail, `"isError":true`) {
+	failed := strings.Contains(detail, `"isError":true`)
+	switch {
+	case o != gotResult:
+	case want == "" && !failed:
 		o = "a crash without an error"
+	case failed && want != "":
+		// A tool error is an answer with a reason: a worker killed for
+		// another call (a crash, a call stopped because its client left)
+		// takes the calls beside it.
+		o = gotToolError
+	case want != "" && !strings.Contains(detail, want):
+		o = "wrong result"
 	}
 	out.add(o, detail)
 }

@@ -10,12 +10,15 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,7 +27,10 @@ import (
 	"github.com/lcptools/lcp/internal/servetest"
 )
 
-var soakFor = flag.Duration("soak", 30*time.Second, "how long the soak test runs its load (10m for the long mode)")
+var (
+	soakFor      = flag.Duration("soak", 30*time.Second, "how long the soak test runs its load (30m for the long mode)")
+	soakSessions = flag.Int("soak-sessions", 200, "how many sessions the soak test opens")
+)
 
 // soakOutcome counts what the soak test's calls got.
 type soakOutcome struct {
@@ -70,15 +76,23 @@ func TestSoak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := servetest.Start(bin, []string{"mcp", "--http", "127.0.0.1:0", "--tools", tools, "--token", token,
-		"--timeout", "10s", "--max-calls", "128", "--log-format", "json"}, nil)
+	// A library rewritten now and then (hot reload) beside the faulty ones.
+	countFile := filepath.Join(tools, "count.py")
+	writeCount := func(v int) error {
+		return os.WriteFile(countFile, fmt.Appendf(nil, "def tool_count(nonce: str):\n    \"\"\"Counts, version %d.\"\"\"\n    return \"count:\" + nonce\n", v), 0o644)
+	}
+	if err := writeCount(0); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := servetest.Start(bin, []string{"mcp", "--http", "127.0.0.1:0", "--tools", tools, "--token", token, "--watch",
+		"--timeout", "10s", "--max-calls", "128", "--drain-timeout", "5s", "--log-format", "json"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Kill)
 	metricsURL := strings.TrimSuffix(srv.URL, "/mcp") + "/metrics"
 
-	const sessions = 100
+	sessions := *soakSessions
 	connect := func() (*sdk.ClientSession, error) {
 		cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		defer cancel()
@@ -90,8 +104,8 @@ func TestSoak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"tool_echo", "tool_flood"} {
-		if _, err := warm.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: map[string]any{"nonce": "warm", "lines": 1}}); err != nil {
+	for _, name := range []string{"tool_echo", "tool_flood", "tool_count", "tool_hang", "tool_huge"} {
+		if _, err := warm.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: map[string]any{"nonce": "warm", "lines": 1, "seconds": 0, "mb": 0}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -102,6 +116,17 @@ func TestSoak(t *testing.T) {
 	var calls atomic.Int64
 	stop := time.Now().Add(*soakFor)
 	var wg sync.WaitGroup
+	var reloads atomic.Int64
+	wg.Go(func() {
+		for v := 1; time.Now().Before(stop); v++ {
+			time.Sleep(2 * time.Second) // the pace of the rewrites, not a synchronisation
+			if err := writeCount(v); err != nil {
+				out.problem("rewriting count.py: %v", err)
+				return
+			}
+			reloads.Add(1)
+		}
+	})
 	for s := range sessions {
 		wg.Add(1)
 		go func() {
@@ -124,14 +149,15 @@ func TestSoak(t *testing.T) {
 	wg.Wait()
 	after := settle(t, srv, metricsURL)
 
+	defer soakDrain(t, srv, connect, metricsURL)
 	out.mu.Lock()
 	defer out.mu.Unlock()
-	t.Logf("soak %s, %d sessions: %d calls %v, %d refused busy (429) and retried", *soakFor, sessions, calls.Load(), out.byKind, out.busy)
+	t.Logf("soak %s, %d sessions, %d reloads: %d calls %v, %d refused busy (429) and retried", *soakFor, sessions, reloads.Load(), calls.Load(), out.byKind, out.busy)
 	t.Logf("server before: RSS %s, %d goroutines, %d open files, %d threads", servetest.MB(before.RSS), before.goroutines, before.FDs, before.Threads)
 	t.Logf("server after:  RSS %s, %d goroutines, %d open files, %d threads; peak RSS %s",
 		servetest.MB(after.RSS), after.goroutines, after.FDs, after.Threads, servetest.MB(after.PeakRSS))
 	if len(out.problems) > 0 {
-		t.Errorf("lost, misrouted or wrong answers:\n%s", strings.Join(out.problems, "\n"))
+		t.Errorf("lost, misrouted or wrong answers:\n%s\nserver log, panics and errors:\n%s", strings.Join(out.problems, "\n"), logProblems(srv.Stderr(), 20))
 	}
 	if out.byKind["echo"] == 0 || out.byKind["crash"] == 0 || out.byKind["hang"] == 0 {
 		t.Errorf("the mix did not happen: %v", out.byKind)
@@ -152,6 +178,88 @@ func TestSoak(t *testing.T) {
 	}
 }
 
+// soakDrain ends the soak with one drain: calls in flight in a score of
+// sessions when SIGTERM comes each get their answer (they take 3 s, the
+// drain timeout is 5 s), and the process exits within the drain timeout
+// and its grace.
+func soakDrain(t *testing.T, srv *servetest.Proc, connect func() (*sdk.ClientSession, error), metricsURL string) {
+	const n = 20
+	ctx := context.Background()
+	errs := make(chan error, n)
+	for i := range n {
+		cs, err := connect()
+		if err != nil {
+			t.Errorf("drain: connect: %v", err)
+			return
+		}
+		defer cs.Close()
+		go func() {
+			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "tool_hang", Arguments: map[string]any{"nonce": fmt.Sprint("d", i), "seconds": 3}})
+			switch {
+			case err != nil:
+			case res.IsError || len(res.Content) == 0:
+				err = fmt.Errorf("error result %+v", res.Content)
+			case res.Content[0].(*sdk.TextContent).Text != "woke up":
+				err = fmt.Errorf("result %q", res.Content[0].(*sdk.TextContent).Text)
+			}
+			errs <- err
+		}()
+	}
+	// Every call in flight before the signal.
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if v, err := gauge(metricsURL, "lcp_mcp_calls_in_flight"); err == nil && v >= n {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Error("drain: the calls did not start")
+			return
+		}
+	}
+	start := time.Now()
+	if err := srv.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Errorf("drain: a call in flight got %v", err)
+		}
+	}
+	if err := srv.Wait(2 * time.Minute); err != nil {
+		t.Errorf("drain: %v", err)
+	}
+	t.Logf("drain with %d calls in flight: the process exited %s after SIGTERM", n, time.Since(start).Round(time.Millisecond))
+}
+
+// gauge reads one value from the server's /metrics.
+func gauge(url, name string) (float64, error) {
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+			return strconv.ParseFloat(strings.TrimSpace(v), 64)
+		}
+	}
+	return 0, fmt.Errorf("no %s in /metrics", name)
+}
+
+// logProblems returns up to n lines of a server's log that tell of a
+// panic or an error.
+func logProblems(log string, n int) string {
+	var out []string
+	for _, l := range strings.Split(log, "\n") {
+		if len(out) < n && (strings.Contains(l, "panic") || strings.Contains(l, `"level":"ERROR"`) || strings.Contains(l, "http: ")) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 // pick chooses a call: mostly good ones, and each fault now and then.
 func pick(rng *rand.Rand) string {
 	switch n := rng.IntN(100); {
@@ -161,8 +269,10 @@ func pick(rng *rand.Rand) string {
 		return "crash"
 	case n < 89:
 		return "hang"
-	case n < 97:
+	case n < 92:
 		return "flood"
+	case n < 97:
+		return "count"
 	default:
 		return "huge"
 	}
@@ -183,7 +293,9 @@ func soakCall(ctx context.Context, cs *sdk.ClientSession, kind, nonce string, ou
 		cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 		res, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: "tool_" + kind, Arguments: args})
 		cancel()
-		if err != nil && strings.Contains(err.Error(), "Too Many Requests") && attempt < 50 {
+		// 429, or the same refusal on the call's stream (a race for the
+		// last place under --max-calls).
+		if err != nil && (strings.Contains(err.Error(), "Too Many Requests") || strings.Contains(err.Error(), "its limit: try again shortly")) && attempt < 50 {
 			out.mu.Lock()
 			out.busy++
 			out.mu.Unlock()
@@ -212,6 +324,10 @@ func soakCall(ctx context.Context, cs *sdk.ClientSession, kind, nonce string, ou
 			ok = !res.IsError && text == "flood:"+nonce
 		case "huge":
 			ok = !res.IsError && strings.HasPrefix(text, "huge:"+nonce+":yyy") && strings.Contains(text, "more bytes not shown")
+		case "count":
+			// The old version or the new, or an error saying the library
+			// is being reloaded.
+			ok = !res.IsError && text == "count:"+nonce || res.IsError && strings.Contains(text, "reloaded")
 		}
 		if m := nonceRe.FindStringSubmatch(text); m != nil && m[1] != nonce {
 			out.problem("MISROUTED: %s %s got the answer of %s", kind, nonce, m[1])
@@ -240,7 +356,7 @@ func timedOut(text string) bool {
 	return strings.Contains(text, "timed out")
 }
 
-var nonceRe = regexp.MustCompile(`(?:echo|flood|huge):(s\d+-\d+)`)
+var nonceRe = regexp.MustCompile(`(?:echo|flood|huge|count):(s\d+-\d+)`)
 
 type serverStats struct {
 	servetest.Stats

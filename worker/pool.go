@@ -457,6 +457,46 @@ func (p *Pool) Release(lib Library) {
 	p.shutdownAll(p.liveProcs(func(pr *proc) bool { return pr.lib.Path == lib.Path }))
 }
 
+// Retire makes the next calls of lib start a fresh worker, as Release
+// does, but lets the calls in flight on its current workers finish there:
+// each of those workers stops once it has no call left (a reload lets
+// every call run the code it began with).
+func (p *Pool) Retire(lib Library) {
+	p.mu.Lock()
+	for k := range p.groups {
+		if k.path == lib.Path {
+			delete(p.groups, k)
+		}
+	}
+	p.mu.Unlock()
+	for _, pr := range p.liveProcs(func(pr *proc) bool { return pr.lib.Path == lib.Path }) {
+		go pr.retire()
+	}
+}
+
+// retire stops the proc once no call is in flight on it or on its way to
+// it (counted in its slot from the pick on: the call that started a proc
+// still in its handshake, too). Its slot is no longer in its pool's
+// groups, so no new call comes.
+func (pr *proc) retire() {
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for {
+		pr.mu.Lock()
+		busy := len(pr.calls) > 0 || pr.slot != nil && pr.slot.inflight.Load() > 0
+		pr.mu.Unlock()
+		if !busy {
+			pr.shutdown()
+			return
+		}
+		select {
+		case <-pr.dead:
+			return
+		case <-t.C:
+		}
+	}
+}
+
 func (p *Pool) liveProcs(keep func(*proc) bool) []*proc {
 	p.mu.Lock()
 	defer p.mu.Unlock()

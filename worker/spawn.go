@@ -289,6 +289,8 @@ func (p *Pool) handshake(pr *proc, python string) error {
 	case <-timer.C:
 		pr.kill(CauseKilled, "it did not start within "+p.opts.StartTimeout.String())
 		<-pr.dead
-		return &InterpreterError{Python: python, Err: pr.deathError()}
+		// The interpreter ran: the machine is too busy, or the library's
+		// start too slow. Not an interpreter to install.
+		return fmt.Errorf("worker: the python worker did not start within %s (Options.StartTimeout): %w", p.opts.StartTimeout, pr.deathError())
 	}
 }
