@@ -254,7 +254,7 @@ func (br *mcpBridge) open(s *bridgeServer, connect time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), connect+time.Second)
 	defer cancel()
 	ts, err := mcp.NewClientToolset(ctx, []mcp.ServerConfig{s.cfg}, &mcp.ClientOptions{
-		Respond: cfg.Respond, Stderr: cfg.MCPStderr, Logger: cfg.Logger, OAuth: cfg.MCPOAuth,
+		Respond: br.e.respond, Stderr: cfg.MCPStderr, Logger: cfg.Logger, OAuth: cfg.MCPOAuth,
 		ConnectTimeout: connect, Workspace: cfg.Workspace, StateDir: cfg.MCPStateDir,
 		Autonomy: func(alias string) autonomy.Level { return autonomy.FromConfig(cfg.HostToolConfigs[alias]) },
 	})

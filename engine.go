@@ -84,6 +84,13 @@ type Config struct {
 	// own setting wins. The built-in shell and Python tools are sandboxed
 	// in strict and safe regardless.
 	Sandbox bool
+	// SandboxBudget is the budget of every sandboxed run (the built-in
+	// shell and Python tools', and sandboxed workers') whose library's host
+	// configuration does not set its own (sandbox_run_memory_mb,
+	// sandbox_disk_mb, sandbox_processes, sandbox_time_seconds). Only
+	// TotalMemory, Disk, Processes and WallTime are read; zero fields keep
+	// the sandbox's defaults (sandbox.DefaultTotalMemory, ...).
+	SandboxBudget sandbox.Limits
 	// NoCoercion turns off the coercion of string arguments (SPEC §7).
 	NoCoercion bool
 	// DynamicPrompts applies tool_<name>_prompt functions when listing
@@ -145,6 +152,10 @@ type Config struct {
 	// MCPStderr receives the standard error of stdio MCP servers; nil
 	// discards it.
 	MCPStderr io.Writer
+	// OnMCPStart, when set, follows the start of each MCP server of
+	// MCPServers while New waits for them (see mcp.ClientOptions.OnStart):
+	// a front end shows "starting MCP server X…" instead of silence.
+	OnMCPStart func(alias string, started bool, tools int, err error)
 	// MCPOAuth configures signing in to MCP servers that ask for OAuth
 	// (token store, browser, time limit); nil means the defaults of
 	// package mcp/oauth.
@@ -222,6 +233,7 @@ type Engine struct {
 	prompts  tool.PromptSet
 	bridge   *mcpBridge
 	recovery *sandbox.Recovery
+	handlers handlers
 }
 
 // New builds the engine's inventory. Problems with individual tool files
@@ -239,6 +251,7 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 	if e.cfg.MaxDepth <= 0 {
 		e.cfg.MaxDepth = 8
 	}
+	e.cfg.HostToolConfigs = sandbox.ApplyBudget(e.cfg.HostToolConfigs, builtinIDs, e.cfg.SandboxBudget)
 	e.recoverWorkspace()
 	var sets []tool.Toolset
 	useDefault := len(e.cfg.ToolsFolders) == 0 && len(e.cfg.ToolFiles) == 0
@@ -323,8 +336,8 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 	}
 	if len(e.cfg.MCPServers) > 0 {
 		remote, err := mcp.NewClientToolset(ctx, e.cfg.MCPServers, &mcp.ClientOptions{
-			Respond: e.cfg.Respond, Stderr: e.cfg.MCPStderr, Logger: e.cfg.Logger, OAuth: e.cfg.MCPOAuth,
-			Workspace: e.cfg.Workspace, StateDir: e.cfg.MCPStateDir,
+			Respond: e.respond, Stderr: e.cfg.MCPStderr, Logger: e.cfg.Logger, OAuth: e.cfg.MCPOAuth,
+			Workspace: e.cfg.Workspace, StateDir: e.cfg.MCPStateDir, OnStart: e.cfg.OnMCPStart,
 			Autonomy: func(alias string) autonomy.Level { return autonomy.FromConfig(e.cfg.HostToolConfigs[alias]) },
 		})
 		if err != nil {
@@ -597,15 +610,16 @@ func (e *Engine) SystemPrompts(ctx context.Context) []binding.SystemPrompt {
 
 // Call runs one call to completion and returns its result, or an engine
 // error (unknown tool, invalid arguments, timeout, cancelled...). With no
-// answering callback in opts (nil opts included), Config.Respond answers
-// the call's confirmations and questions.
+// answering callback in opts (nil opts included), the engine's handlers
+// (SetConfirmHandler, SetUserInteractionHandler) or else Config.Respond
+// answer the call's confirmations and questions.
 func (e *Engine) Call(ctx context.Context, name string, args json.RawMessage, opts *tool.CallOptions) (*tool.Result, error) {
 	if opts == nil || (opts.Respond == nil && opts.Confirm == nil && opts.Interact == nil && opts.Parent == nil) {
 		var co tool.CallOptions
 		if opts != nil {
 			co = *opts
 		}
-		co.Respond = e.cfg.Respond
+		co.Respond = e.respond
 		opts = &co
 	}
 	return tool.Call(ctx, e, name, args, opts)

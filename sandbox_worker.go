@@ -80,6 +80,7 @@ func (e *Engine) wrapWorker(cmd *exec.Cmd, lib worker.Library, ws string, calls 
 		}
 	}
 	pol := set.Policy(ws, mode, extra, paths)
+	pol.Limits = pol.Limits.Budget(e.cfg.SandboxBudget)
 	var proxy *egress.Proxy
 	if !pol.Network {
 		proxy = egress.New(&egress.Options{Allow: set.Allow, Ask: e.askEgress(stem, calls), OnDeny: e.egressDenied(stem, calls), Logger: e.cfg.Logger})
@@ -128,11 +129,11 @@ func (e *Engine) askEgress(stem string, calls func() []context.Context) func(con
 				return conf.Ask(cs[0], fmt.Sprintf("%s (library %s, in its sandbox)", c.Tool, stem), host, port)
 			}
 		}
-		if e.cfg.Respond == nil {
+		if !e.canRespond(tool.KindConfirm) {
 			return false
 		}
 		label := egress.ConfirmLabel(host, port)
-		resp := e.cfg.Respond(ctx, &tool.Request{ID: tool.NewID(), Tool: stem, Library: stem, Kind: tool.KindConfirm, Label: label, Title: label,
+		resp := e.respond(ctx, &tool.Request{ID: tool.NewID(), Tool: stem, Library: stem, Kind: tool.KindConfirm, Label: label, Title: label,
 			Source: fmt.Sprintf("The worker of library %s (in its sandbox) wants to reach %s:%d, which its network list does not name.", stem, host, port)})
 		if resp.Action != tool.Submit {
 			return false

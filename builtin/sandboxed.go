@@ -221,6 +221,8 @@ func (b *lib) runSandboxed(ctx context.Context, j *job, level autonomy.Level, se
 // half written), or "" when the command itself ended, with any exit code.
 func abnormalEnd(out *proc.Outcome, rep *sandbox.Report) string {
 	switch {
+	case rep.Exceeded != "":
+		return "the run went over " + rep.BudgetText()
 	case out.TimedOut:
 		return "the command timed out"
 	case !rep.Exited:
@@ -406,11 +408,13 @@ func noteLimits(res map[string]any, out *proc.Outcome, rep *sandbox.Report) {
 	text := out.Stderr.Text + "\n" + out.Stdout.Text
 	var hit string
 	switch {
+	case rep.Exceeded != "":
+		hit = rep.BudgetText()
 	case out.Signal == "SIGXCPU" || rep.Signal == "SIGXCPU":
 		hit = fmt.Sprintf("the CPU time limit (%s per process)", l.CPUTime)
 	case out.Signal == "SIGXFSZ" || rep.Signal == "SIGXFSZ" || containsAny(text, "File too large", "File size limit exceeded"):
 		hit = fmt.Sprintf("the file size limit (%s)", bytesText(l.FileSize))
-	case rep.PeakProcesses >= l.Processes-2 || containsAny(text, "fork: retry", "fork: Resource temporarily unavailable",
+	case rep.Accounting == "rlimits" && rep.PeakProcesses >= l.Processes-2 || containsAny(text, "fork: retry", "fork: Resource temporarily unavailable",
 		"Cannot fork", "can't start new thread", "BlockingIOError: [Errno 11]"):
 		hit = fmt.Sprintf("the process limit (%d processes and threads)", l.Processes)
 	case containsAny(text, "MemoryError", "Cannot allocate memory", "xmalloc", "out of memory", "bad_alloc",

@@ -79,6 +79,12 @@ type ClientOptions struct {
 	// the defaults of package oauth. Each server's own settings are its
 	// ServerConfig.OAuth.
 	OAuth *oauth.Options
+	// OnStart, when set, is told about each server as NewClientToolset
+	// starts it: first with started false (the start begins), then with
+	// started true and the number of its tools, or the error it failed
+	// with. Servers start side by side, so calls for different servers
+	// come from different goroutines and may interleave.
+	OnStart func(alias string, started bool, tools int, err error)
 }
 
 func (o *ClientOptions) withDefaults() ClientOptions {
@@ -186,8 +192,17 @@ func NewClientToolset(ctx context.Context, servers []ServerConfig, opts *ClientO
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := r.session(ctx, true); err == nil {
-				_, _ = r.list(ctx)
+			start := c.opts.OnStart
+			if start != nil {
+				start(r.cfg.Alias, false, 0, nil)
+			}
+			var infos []tool.Info
+			_, err := r.session(ctx, true)
+			if err == nil {
+				infos, err = r.list(ctx)
+			}
+			if start != nil {
+				start(r.cfg.Alias, true, len(infos), err)
 			}
 		}()
 	}

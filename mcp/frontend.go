@@ -53,7 +53,7 @@ func (f *clientFrontEnd) Ask(ctx context.Context, r *tool.Request) (tool.Respons
 	if err != nil {
 		return tool.Response{}, err
 	}
-	res, err := f.elicit(ctx, p)
+	res, err := f.elicit(withAsk(ctx, r), p)
 	if err != nil {
 		return tool.Response{}, fmt.Errorf("asking through the MCP client: %w", err)
 	}
@@ -85,7 +85,7 @@ func (f *clientFrontEnd) askSecret(ctx context.Context, r *tool.Request) (tool.R
 		msg += ": " + r.Title
 	}
 	msg += ". The value goes to lcp directly, not through this client."
-	res, err := f.elicit(ctx, &sdk.ElicitParams{Mode: "url", Message: msg, URL: page.url, ElicitationID: id})
+	res, err := f.elicit(withAsk(ctx, r), &sdk.ElicitParams{Mode: "url", Message: msg, URL: page.url, ElicitationID: id})
 	if err != nil {
 		return tool.Response{}, fmt.Errorf("asking through the MCP client: %w", err)
 	}

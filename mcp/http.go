@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -68,6 +69,11 @@ type HTTPOptions struct {
 	DrainTimeout time.Duration
 	// Abort, when closed, ends a drain at once (a second signal).
 	Abort <-chan struct{}
+	// BodyTimeout bounds the time a client takes to send a request's
+	// body, from the end of its headers: a client that trickles its body
+	// is cut off (408) rather than holding a connection and its memory.
+	// DefaultBodyTimeout when zero, negative for no bound.
+	BodyTimeout time.Duration
 	// MaxInflightBytes caps the size of the request bodies being served
 	// at once (a large request is decoded several times over on its way
 	// to a tool): over it, a request gets 429. DefaultMaxInflightBytes
@@ -96,6 +102,23 @@ type HTTPOptions struct {
 // DefaultMaxBodyBytes is the default cap on the size of a request body.
 const DefaultMaxBodyBytes = 4 << 20
 
+// DefaultBodyTimeout is the default bound on the time a client takes to
+// send a request's body: a body of DefaultMaxBodyBytes at about 140 KB/s.
+const DefaultBodyTimeout = 30 * time.Second
+
+// Timeouts of the connections of Serve: the headers of a request must
+// arrive within ReadHeaderTimeout, and a connection idle between requests
+// is closed after IdleTimeout.
+const (
+	ReadHeaderTimeout = 10 * time.Second
+	IdleTimeout       = 2 * time.Minute
+)
+
+// requestHeader carries, from the guard to the call handler, the token
+// under which the guard keeps the HTTP request's context (Server.posts).
+// A client's own value is removed.
+const requestHeader = "X-Lcp-Internal-Request"
+
 func (o *HTTPOptions) withDefaults() HTTPOptions {
 	var c HTTPOptions
 	if o != nil {
@@ -121,6 +144,9 @@ func (o *HTTPOptions) withDefaults() HTTPOptions {
 	}
 	if c.DrainTimeout == 0 {
 		c.DrainTimeout = DefaultDrainTimeout
+	}
+	if c.BodyTimeout == 0 {
+		c.BodyTimeout = DefaultBodyTimeout
 	}
 	if c.MaxInflightBytes == 0 {
 		c.MaxInflightBytes = DefaultMaxInflightBytes
@@ -174,6 +200,7 @@ type guard struct {
 }
 
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r.Header.Del(requestHeader)
 	if !g.allowed(w, r) {
 		return
 	}
@@ -270,6 +297,10 @@ func (g *guard) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.bodies.release(size)
+	// The body must arrive within BodyTimeout; the deadline is lifted
+	// once it has (an event stream's answer may take long to come).
+	rc := http.NewResponseController(w)
+	timed := g.opts.BodyTimeout > 0 && rc.SetReadDeadline(time.Now().Add(g.opts.BodyTimeout)) == nil
 	// A batch too large is refused before it is read.
 	br := bufio.NewReaderSize(r.Body, 512)
 	if first, _ := br.Peek(512); isBatch(first) && r.ContentLength > g.opts.MaxBatchBytes {
@@ -280,10 +311,18 @@ func (g *guard) servePOST(w http.ResponseWriter, r *http.Request) {
 	buf := bytes.NewBuffer(make([]byte, 0, max(r.ContentLength, 0)+1))
 	_, err := buf.ReadFrom(br)
 	body := buf.Bytes()
+	if timed {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", tooBig.Limit), http.StatusRequestEntityTooLarge)
+			return
+		}
+		if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+			w.Header().Set("Connection", "close")
+			http.Error(w, fmt.Sprintf("the request body did not arrive within %s", g.opts.BodyTimeout), http.StatusRequestTimeout)
 			return
 		}
 		http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
@@ -297,7 +336,16 @@ func (g *guard) servePOST(w http.ResponseWriter, r *http.Request) {
 	stateless := g.opts.Stateless || version >= "2026-07-28"
 	var sess *sessionEntry
 	if sid != "" && !stateless {
-		sess = s.sessions.get(sid)
+		// Marked active at once, under the table's lock, so that a
+		// session opened meanwhile cannot evict it between the look-up
+		// and the call (its stream would end without the answer).
+		sess = s.sessions.enter(sid)
+		if sess != nil {
+			defer func() {
+				sess.lastSeen.Store(time.Now().UnixNano())
+				sess.active.Add(-1)
+			}()
+		}
 		if sess != nil && version == "" {
 			version = sess.version
 		}
@@ -383,19 +431,39 @@ func (g *guard) servePOST(w http.ResponseWriter, r *http.Request) {
 		s.posting.Add(1)
 		defer s.posting.Add(-1)
 	}
-	if sess != nil {
-		sess.active.Add(1)
-		sess.lastSeen.Store(time.Now().UnixNano())
-		defer func() {
-			sess.lastSeen.Store(time.Now().UnixNano())
-			sess.active.Add(-1)
-		}()
-	}
 	if stateless {
 		g.stateless.ServeHTTP(w, r)
 		return
 	}
+	if calls > 0 && g.opts.PollAfter <= 0 {
+		// Without an event store a client that disconnects cannot get
+		// its answer: its calls are cancelled (Server.cancelWhenClientGone).
+		tok := rand.Text()
+		r.Header.Set(requestHeader, tok)
+		s.posts.Store(tok, r.Context())
+		defer s.posts.Delete(tok)
+	}
 	g.stateful.ServeHTTP(w, r)
+}
+
+// cancelWhenClientGone arranges for cancel to be called when the HTTP
+// request that carried req ends before stop is called: its client has
+// disconnected, and without an event store nothing can deliver the
+// answer later. For requests of sessions over HTTP only.
+func (s *Server) cancelWhenClientGone(req *sdk.CallToolRequest, cancel func()) (stop func()) {
+	if req.Extra == nil || req.Extra.Header == nil {
+		return func() {}
+	}
+	tok := req.Extra.Header.Get(requestHeader)
+	if tok == "" {
+		return func() {}
+	}
+	v, ok := s.posts.Load(tok)
+	if !ok {
+		return func() {}
+	}
+	after := context.AfterFunc(v.(context.Context), cancel)
+	return func() { after() }
 }
 
 func (g *guard) allowedHost(host string) bool {
@@ -462,7 +530,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, opts *HTTPOptions) 
 	}
 	mux.Handle("/mcp", h)
 	mux.Handle("/", h)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10, IdleTimeout: 2 * time.Minute}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: ReadHeaderTimeout, MaxHeaderBytes: 64 << 10, IdleTimeout: IdleTimeout}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

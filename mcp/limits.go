@@ -222,6 +222,19 @@ func (t *sessionTable) get(id string) *sessionEntry {
 	return t.byID[id]
 }
 
+// enter returns the session id, marked as serving a request (active)
+// until the caller lowers its count; nil when there is none.
+func (t *sessionTable) enter(id string) *sessionEntry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.byID[id]
+	if e != nil {
+		e.active.Add(1)
+		e.lastSeen.Store(time.Now().UnixNano())
+	}
+	return e
+}
+
 func (t *sessionTable) count() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -152,4 +153,25 @@ func (s *Server) complete(ctx context.Context, req *sdk.CompleteRequest) (*sdk.C
 		out.Completion.Values, out.Completion.HasMore = values[:maxCompletions], true
 	}
 	return out, nil
+}
+
+// promptComplete marks a prompt's result complete (resultType), as the
+// 2026-07-28 revision requires of every result. The SDK sets it on the
+// results of the handlers it runs; lcp answers prompts/get itself, and
+// the field is settable only through the result's JSON.
+func promptComplete(res *sdk.GetPromptResult) *sdk.GetPromptResult {
+	b, err := json.Marshal(res)
+	if err != nil || len(b) < 2 || b[0] != '{' {
+		return res
+	}
+	if len(b) > 2 {
+		b = append([]byte(`{"resultType":"complete",`), b[1:]...)
+	} else {
+		b = []byte(`{"resultType":"complete"}`)
+	}
+	var out sdk.GetPromptResult
+	if json.Unmarshal(b, &out) != nil {
+		return res
+	}
+	return &out
 }

@@ -4,6 +4,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -335,5 +336,27 @@ func TestPromptsAreReServed(t *testing.T) {
 	}
 	if _, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "up__plan"}); err == nil || !strings.Contains(err.Error(), "city") {
 		t.Errorf("without its city: %v", err)
+	}
+}
+
+func TestPromptCompleteSetsResultType(t *testing.T) {
+	for _, res := range []*sdk.GetPromptResult{
+		{},
+		{Description: "d", Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "hi"}}}},
+	} {
+		b, err := json.Marshal(promptComplete(res))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]any
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got["resultType"] != "complete" {
+			t.Errorf("%s: no resultType complete", b)
+		}
+		if res.Description != "" && got["description"] != res.Description {
+			t.Errorf("%s: description lost", b)
+		}
 	}
 }

@@ -41,8 +41,9 @@ import (
 type replayState struct {
 	V       int            `json:"v"`
 	Tool    string         `json:"t"`
-	Args    string         `json:"a"` // hash of the arguments
-	Issued  int64          `json:"i"` // unix seconds
+	Args    string         `json:"a"`           // hash of the arguments
+	Issued  int64          `json:"i"`           // unix seconds
+	Caller  string         `json:"u,omitempty"` // callerOf the request
 	Answers []replayAnswer `json:"r,omitempty"`
 }
 
@@ -88,27 +89,44 @@ func (s *Server) stateKey() []byte {
 	return s.key
 }
 
-func (s *Server) encodeState(st *replayState) string {
-	payload, _ := json.Marshal(st)
+// seal encodes v and signs it (HMAC-SHA256 with the state key).
+func (s *Server) seal(v any) string {
+	payload, _ := json.Marshal(v)
 	mac := hmac.New(sha256.New, s.stateKey())
 	mac.Write(payload)
 	return base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
-func (s *Server) decodeState(tok string) (*replayState, error) {
+// unseal checks the signature of a sealed token and decodes it into v.
+func (s *Server) unseal(tok string, v any) error {
 	p, sig, ok := strings.Cut(tok, ".")
 	payload, err1 := base64.RawURLEncoding.DecodeString(p)
 	got, err2 := base64.RawURLEncoding.DecodeString(sig)
-	if !ok || err1 != nil || err2 != nil {
-		return nil, errors.New("malformed requestState")
+	if !ok || err1 != nil || err2 != nil || len(tok) > maxStateLen {
+		return errors.New("malformed requestState")
 	}
 	mac := hmac.New(sha256.New, s.stateKey())
 	mac.Write(payload)
 	if !hmac.Equal(mac.Sum(nil), got) {
-		return nil, errors.New("requestState was not made by this server or its replicas (they must share the same token or state key)")
+		return errors.New("requestState was not made by this server or its replicas, or was altered (replicas must share the same token or state key)")
 	}
+	if json.Unmarshal(payload, v) != nil {
+		return errors.New("malformed requestState")
+	}
+	return nil
+}
+
+// maxStateLen bounds the requestState a server decodes.
+const maxStateLen = 1 << 20
+
+func (s *Server) encodeState(st *replayState) string { return s.seal(st) }
+
+func (s *Server) decodeState(tok string) (*replayState, error) {
 	var st replayState
-	if json.Unmarshal(payload, &st) != nil || st.V != 1 {
+	if err := s.unseal(tok, &st); err != nil {
+		return nil, err
+	}
+	if st.V != 1 {
 		return nil, errors.New("malformed requestState")
 	}
 	if age := time.Since(time.Unix(st.Issued, 0)); age > s.opts.QuestionTimeout {
@@ -122,7 +140,7 @@ func (s *Server) decodeState(tok string) (*replayState, error) {
 // at a question without an answer, stop and return it.
 func (s *Server) replayCall(ctx context.Context, req *sdk.CallToolRequest, c *serverCall) (*sdk.CallToolResult, error) {
 	p := req.Params
-	st := &replayState{V: 1, Tool: p.Name, Args: argsHash(p.Arguments)}
+	st := &replayState{V: 1, Tool: p.Name, Args: argsHash(p.Arguments), Caller: callerOf(req)}
 	if p.RequestState != "" {
 		old, err := s.decodeState(p.RequestState)
 		if err != nil {
@@ -130,6 +148,9 @@ func (s *Server) replayCall(ctx context.Context, req *sdk.CallToolRequest, c *se
 		}
 		if old.Tool != st.Tool || old.Args != st.Args {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "requestState belongs to another call (tool or arguments differ): call the tool again"}
+		}
+		if old.Caller != st.Caller {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "requestState belongs to another caller: call the tool again"}
 		}
 		st = old
 	}
@@ -178,8 +199,16 @@ func (s *Server) replayCall(ctx context.Context, req *sdk.CallToolRequest, c *se
 		}
 		return fe
 	}
+	if caps := req.ClientCapabilities(); caps == nil || caps.Sampling == nil {
+		c.model = &absentModel{c: c}
+	}
 	res, err := c.drive(runCtx, p.Arguments)
 	c.progress.detach()
+	if asked == nil {
+		if err := c.missingCapability(res, err); err != nil {
+			return nil, err
+		}
+	}
 	if asked != nil {
 		st.Issued = time.Now().Unix()
 		return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{fmt.Sprintf("lcp-%d", next): asked}, RequestState: s.encodeState(st)}, nil

@@ -20,10 +20,20 @@ import (
 // client calls again with inputResponses and the same state.
 //
 // lcp's handlers are resumable, so the call keeps running in lcp between
-// the rounds: the requestState is an unguessable key of the waiting call,
-// valid for this process only, until the call ends or the question's time
-// limit passes. Each round's request carries the progress and the
+// the rounds (nothing it did is done again): the requestState names the
+// waiting call and the round, and is signed with the server's key and
+// bound to the caller (its token), the tool and the round, expiring with
+// the question's time limit; it is valid in this process only, until the
+// call ends. A state that fails any of these is refused with -32602 and
+// nothing runs. Each round's request carries the progress and the
 // cancellation of the call while it lasts.
+//
+// The key of an input request is the id of the tool's request (a tool
+// may choose it, tool.Request.ID), so that a client may bring the answer
+// to a question it knows with the call itself: a question (text, select,
+// form) whose key is among the first request's inputResponses is answered
+// from there. Confirmations and secrets never are: they are always put to
+// the client in a round of their own.
 
 // roundTrip is a call served in rounds.
 type roundTrip struct {
@@ -38,8 +48,13 @@ type roundTrip struct {
 	res    *tool.Result
 	err    error
 
+	caller string // who may answer (callerOf)
+	// preset are the answers the call's first request brought.
+	preset sdk.InputResponseMap
+
 	mu      sync.Mutex
 	pending *inputAsk // the question the client holds
+	samples int       // sampling requests so far, for their keys
 	round   int
 	busy    bool // a round is being served
 	expiry  *time.Timer
@@ -48,7 +63,7 @@ type roundTrip struct {
 // inputAsk is one input request of the call: an elicitation, or a
 // sampling request of the client's model.
 type inputAsk struct {
-	id     string
+	id     string // its key in inputRequests
 	params sdk.InputRequest
 	reply  chan sdk.InputResponse
 }
@@ -57,13 +72,17 @@ func (s *Server) startRoundTrip(ctx context.Context, req *sdk.CallToolRequest, c
 	// The call outlives this request: it may wait for answers that come
 	// with later requests.
 	runCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	rt := &roundTrip{s: s, token: tool.NewID() + tool.NewID(), name: c.name, call: c, cancel: cancel, asks: make(chan *inputAsk), done: make(chan struct{})}
+	rt := &roundTrip{s: s, token: tool.NewID() + tool.NewID(), name: c.name, call: c, cancel: cancel, asks: make(chan *inputAsk), done: make(chan struct{}),
+		caller: callerOf(req), preset: req.Params.InputResponses}
 	c.frontEnd = func() *clientFrontEnd {
 		fe := newClientFrontEnd(s, req.ClientCapabilities(), clientName(req.ClientInfo()))
 		fe.elicit = rt.elicit
 		return fe
 	}
 	c.model = newClientModel(rt.sample, req.ClientCapabilities(), clientName(req.ClientInfo()))
+	if c.model == nil {
+		c.model = &absentModel{c: c}
+	}
 	go func() {
 		defer close(rt.done)
 		rt.res, rt.err = c.drive(runCtx, args)
@@ -93,6 +112,19 @@ func (rt *roundTrip) elicit(ctx context.Context, p *sdk.ElicitParams) (*sdk.Elic
 // the client's answer, which comes with its next call.
 func (rt *roundTrip) input(ctx context.Context, p sdk.InputRequest) (sdk.InputResponse, error) {
 	a := &inputAsk{params: p, reply: make(chan sdk.InputResponse, 1)}
+	rt.mu.Lock()
+	if r := askOf(ctx); r != nil {
+		a.id = r.ID
+		if resp, ok := rt.preset[r.ID]; ok && r.Kind != tool.KindConfirm && r.Kind != tool.KindSecret {
+			delete(rt.preset, r.ID)
+			rt.mu.Unlock()
+			return resp, nil
+		}
+	} else {
+		rt.samples++
+		a.id = fmt.Sprintf("lcp-sampling-%d", rt.samples)
+	}
+	rt.mu.Unlock()
 	select {
 	case rt.asks <- a:
 	case <-ctx.Done():
@@ -113,7 +145,9 @@ func (rt *roundTrip) await(ctx context.Context) (*sdk.CallToolResult, error) {
 	case a := <-rt.asks:
 		rt.mu.Lock()
 		rt.round++
-		a.id = fmt.Sprintf("lcp-%d", rt.round)
+		if a.id == "" {
+			a.id = fmt.Sprintf("lcp-%d", rt.round)
+		}
 		rt.pending = a
 		rt.busy = false
 		limit := rt.s.opts.QuestionTimeout
@@ -131,10 +165,13 @@ func (rt *roundTrip) await(ctx context.Context) (*sdk.CallToolResult, error) {
 		}
 		rt.s.trips[rt.token] = rt
 		rt.s.mu.Unlock()
-		return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{a.id: a.params}, RequestState: rt.token}, nil
+		return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{a.id: a.params}, RequestState: rt.state()}, nil
 	case <-rt.done:
 		rt.s.dropTrip(rt)
 		rt.call.progress.detach()
+		if err := rt.call.missingCapability(rt.res, rt.err); err != nil {
+			return nil, err
+		}
 		return rt.call.toMCP(rt.res, rt.err), nil
 	case <-ctx.Done():
 		// The client gave up on this round: that ends the call.
@@ -149,23 +186,40 @@ func (rt *roundTrip) await(ctx context.Context) (*sdk.CallToolResult, error) {
 // resume serves a call again with the answers the client brings.
 func (s *Server) resume(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	p := req.Params
-	s.mu.RLock()
-	rt := s.trips[p.RequestState]
-	s.mu.RUnlock()
-	if rt == nil || rt.name != p.Name {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown or expired requestState: call the tool again"}
+	st, err := s.openTripState(p.RequestState)
+	if err == nil && st.Tool != p.Name {
+		err = errors.New("requestState belongs to a call of another tool")
+	}
+	if err == nil && st.Caller != callerOf(req) {
+		err = errors.New("requestState belongs to another caller")
+	}
+	var rt *roundTrip
+	if err == nil {
+		s.mu.RLock()
+		rt = s.trips[st.Trip]
+		s.mu.RUnlock()
+		if rt == nil {
+			err = errors.New("the call of this requestState has ended or expired")
+		}
+	}
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error() + ": call the tool again"}
 	}
 	rt.mu.Lock()
 	if rt.busy || rt.pending == nil {
 		rt.mu.Unlock()
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "this requestState is being served by another request"}
 	}
+	if st.Round != rt.round {
+		rt.mu.Unlock()
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "requestState of an earlier round, whose question was answered already: use the latest one"}
+	}
 	a := rt.pending
 	resp, ok := p.InputResponses[a.id]
-	if !ok {
+	if !ok || resp == nil {
 		// Not answered: ask the same question again.
 		rt.mu.Unlock()
-		return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{a.id: a.params}, RequestState: rt.token}, nil
+		return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{a.id: a.params}, RequestState: p.RequestState}, nil
 	}
 	rt.pending, rt.busy = nil, true
 	if rt.expiry != nil {
@@ -179,10 +233,96 @@ func (s *Server) resume(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 	return rt.await(ctx)
 }
 
+// tripState is what the requestState of a call kept live carries.
+type tripState struct {
+	V       int    `json:"v"` // 2 (replayState is 1)
+	Trip    string `json:"c"` // the waiting call's key
+	Tool    string `json:"t"`
+	Round   int    `json:"n"`
+	Caller  string `json:"u,omitempty"`
+	Expires int64  `json:"e"` // unix seconds
+}
+
+// state is the requestState of the round being handed to the client.
+func (rt *roundTrip) state() string {
+	rt.mu.Lock()
+	st := tripState{V: 2, Trip: rt.token, Tool: rt.name, Round: rt.round, Caller: rt.caller,
+		Expires: time.Now().Add(rt.s.opts.QuestionTimeout).Unix()}
+	rt.mu.Unlock()
+	return rt.s.seal(&st)
+}
+
+func (s *Server) openTripState(tok string) (*tripState, error) {
+	var st tripState
+	if err := s.unseal(tok, &st); err != nil {
+		return nil, err
+	}
+	if st.V != 2 || st.Trip == "" {
+		return nil, errors.New("malformed requestState")
+	}
+	if time.Now().Unix() > st.Expires {
+		return nil, fmt.Errorf("requestState expired (the question waited more than %s)", s.opts.QuestionTimeout)
+	}
+	return &st, nil
+}
+
+// callerOf names who makes a request, for binding request states to
+// it: the user of its OAuth token, else a hash of its Authorization
+// header, else nobody in particular ("").
+func callerOf(req *sdk.CallToolRequest) string {
+	if req == nil || req.Extra == nil {
+		return ""
+	}
+	if ti := req.Extra.TokenInfo; ti != nil && ti.UserID != "" {
+		return "u:" + ti.UserID
+	}
+	if h := req.Extra.Header.Get("Authorization"); h != "" {
+		return "h:" + hashOf([]byte(h))
+	}
+	return ""
+}
+
+// askKey carries the tool's request being put to the client, so that
+// the round knows its key and kind.
+type askKey struct{}
+
+func withAsk(ctx context.Context, r *tool.Request) context.Context {
+	return context.WithValue(ctx, askKey{}, r)
+}
+
+func askOf(ctx context.Context) *tool.Request {
+	r, _ := ctx.Value(askKey{}).(*tool.Request)
+	return r
+}
+
 func (s *Server) dropTrip(rt *roundTrip) {
 	s.mu.Lock()
 	if s.trips[rt.token] == rt {
 		delete(s.trips, rt.token)
 	}
 	s.mu.Unlock()
+}
+
+// absentModel is the model of a client of the 2026-07-28 revision that
+// declares no sampling: asking it fails the call, and a call that fails
+// after asking it is answered with MissingRequiredClientCapability
+// (-32021), as the revision requires of a server that needed a capability
+// the client did not declare.
+type absentModel struct{ c *serverCall }
+
+func (m *absentModel) GenerateJSON(context.Context, string, json.RawMessage) (string, error) {
+	m.c.noSampling.Store(true)
+	return "", tool.ErrNoModel
+}
+
+// missingCapability is the error that answers a call that failed for
+// want of the client's model, nil otherwise.
+func (c *serverCall) missingCapability(res *tool.Result, err error) error {
+	if !c.noSampling.Load() || (err == nil && res != nil && res.Success) {
+		return nil
+	}
+	data, _ := json.Marshal(sdk.MissingRequiredClientCapabilityData{
+		RequiredCapabilities: &sdk.ClientCapabilities{Sampling: &sdk.SamplingCapabilities{}}})
+	return &jsonrpc.Error{Code: sdk.CodeMissingRequiredClientCapabilities, Data: data,
+		Message: fmt.Sprintf("tool %s needs the client's model (sampling), which the client did not declare in its capabilities", c.name)}
 }

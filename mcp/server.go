@@ -180,7 +180,14 @@ type Server struct {
 	draining atomic.Bool
 	// inflight holds a cancel function per call being served, so that a
 	// drain past its timeout can end each one with a reason.
-	inflight  sync.Map     // *serverCall → func(reason string)
+	inflight sync.Map // *serverCall → func(reason string)
+	// posts holds the context of each HTTP request carrying calls in a
+	// session, by the token the guard put in its requestHeader, so that a
+	// call ends when its client disconnects.
+	posts sync.Map // string → context.Context
+	// removed holds when each tool that left the list did (under mu),
+	// for reloadWindow.
+	removed   map[string]time.Time
 	stateless atomic.Bool  // served with HTTPOptions.Stateless
 	posting   atomic.Int64 // HTTP requests with calls being answered
 	bodies    byteBudget   // bytes of HTTP request bodies being served
@@ -222,7 +229,7 @@ func NewServer(ts tool.Toolset, opts *ServerOptions) *Server {
 	caps.Logging = &sdk.LoggingCapabilities{}
 	sopts := &sdk.ServerOptions{
 		Instructions: s.opts.Instructions,
-		Logger:       s.opts.Logger,
+		Logger:       slog.New(quietUndelivered{s.opts.Logger.Handler()}),
 		Capabilities: caps,
 		GetSessionID: sessionID,
 		// Subscriptions are accepted for the host's resources (see
@@ -315,6 +322,12 @@ func (s *Server) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 				s.mu.RUnlock()
 				if !known {
 					_ = s.sync(ctx)
+					s.mu.RLock()
+					_, known = s.tools[p.Name]
+					s.mu.RUnlock()
+					if res, ok := s.reloading(p.Name); !known && ok {
+						return res, nil
+					}
 				}
 			}
 			// The limits on calls in flight, for every transport (over
@@ -331,7 +344,11 @@ func (s *Server) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 			}
 		case "prompts/get":
 			if p, ok := req.GetParams().(*sdk.GetPromptParams); ok && s.opts.Prompts != nil {
-				return s.getPrompt(ctx, p)
+				res, err := s.getPrompt(ctx, p)
+				if err == nil && newWire(req) {
+					res = promptComplete(res)
+				}
+				return res, err
 			}
 		}
 		return next(ctx, method, req)
@@ -390,16 +407,46 @@ func (s *Server) sync(ctx context.Context) error {
 		}
 	}
 	s.mu.Lock()
+	now := time.Now()
+	if s.removed == nil {
+		s.removed = map[string]time.Time{}
+	}
+	for name, at := range s.removed {
+		if now.Sub(at) > reloadWindow {
+			delete(s.removed, name)
+		}
+	}
 	for _, name := range remove {
 		delete(s.tools, name)
+		s.removed[name] = now
 	}
 	for _, st := range added {
 		if st != nil {
 			s.tools[st.wire] = st
+			delete(s.removed, st.wire)
 		}
 	}
 	s.mu.Unlock()
 	return nil
+}
+
+// reloadWindow is how long after a tool left the list a call of it is
+// told that its library is being reloaded rather than that the tool is
+// unknown: a file being rewritten is read empty or half written for a
+// moment, and its tools come back with the next version.
+const reloadWindow = 10 * time.Second
+
+// reloading returns the answer to a call of a tool that is not served
+// now but was moments ago, and whether it was.
+func (s *Server) reloading(name string) (*sdk.CallToolResult, bool) {
+	s.mu.RLock()
+	at, ok := s.removed[name]
+	s.mu.RUnlock()
+	if !ok || time.Since(at) > reloadWindow {
+		return nil, false
+	}
+	msg := fmt.Sprintf("the tool %q is not available at the moment: its library is being reloaded (its file changed on disk and does not define the tool now); call it again shortly", name)
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}, true
 }
 
 // refused tells OnRefused that a limit refused a request.
@@ -499,6 +546,9 @@ func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 	if err != nil {
 		var unknown *tool.UnknownToolError
 		if errors.As(err, &unknown) {
+			if res, ok := s.reloading(p.Name); ok {
+				return res, nil
+			}
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", p.Name)}
 		}
 		return errorToMCP(err), nil
@@ -533,7 +583,11 @@ func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 			return fe
 		}
 		stop := s.pollLater(req)
+		gone := s.cancelWhenClientGone(req, func() {
+			cancel(&tool.CancelledError{Tool: name, Reason: "the client disconnected before the answer"})
+		})
 		res, err := c.drive(ctx, p.Arguments)
+		gone()
 		stop()
 		c.progress.detach()
 		return c.toMCP(res, err), nil
@@ -592,6 +646,9 @@ type serverCall struct {
 	// the tool first asks, as most calls never do.
 	frontEnd func() *clientFrontEnd
 	fe       *clientFrontEnd
+	// noSampling: the call asked for the client's model, which the client
+	// did not declare (absentModel).
+	noSampling atomic.Bool
 }
 
 // drive runs the handler to completion (tool.Drive), answering its
@@ -793,4 +850,17 @@ func (p *progressSink) send(value, total float64, msg string, fromTool bool) {
 	ctx, ss, token := p.ctx, p.session, p.token
 	p.mu.Unlock()
 	_ = ss.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: value, Total: total, Message: msg})
+}
+
+// newWire reports whether a request is served on the 2026-07-28 wire:
+// stateless, with _meta in every request. As the SDK decides it: a
+// session without an initialize (one made for a single request) is of
+// the newest revision.
+func newWire(req sdk.Request) bool {
+	ss, ok := req.GetSession().(*sdk.ServerSession)
+	if !ok || ss == nil {
+		return false
+	}
+	ip := ss.InitializeParams()
+	return ip == nil || ip.ProtocolVersion >= "2026-07-28"
 }

@@ -128,16 +128,26 @@ func Raw(info tool.Info, fn func(ctx context.Context, args json.RawMessage) (any
 // or a map with string keys: its JSON field names, "jsonschema" tags as
 // descriptions, omitempty fields optional) and output schema from Out. The
 // validated arguments are decoded into an In; the Out the function returns
-// is the structured result and, normalized, what the LLM reads. An In
-// that is not an object type is an error: tool arguments are a JSON
-// object.
+// is the structured result and, normalized, what the LLM reads.
+//
+// An In that does not encode as a JSON object (a scalar such as int64 or
+// string, a slice: tools-kit's `typed("double", |value: i64| ...)`) is
+// given as the one argument ScalarArg, since tool arguments are a JSON
+// object: func(ctx, x int64) has the input schema
+// {"type":"object","properties":{"value":{"type":"integer"}},"required":["value"],"additionalProperties":false}
+// and is called, over MCP too, with {"value": 21}.
 func Typed[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error)) (*Tool, error) {
-	if k := objectKind(reflect.TypeFor[In]()); k != "" {
-		return nil, fmt.Errorf("native: tool %s: the input type must be a struct or a map with string keys, not %s (tool arguments are a JSON object)", name, k)
-	}
+	scalar := objectKind(reflect.TypeFor[In]()) != ""
 	inSchema, err := schemaFor[In]()
 	if err != nil {
 		return nil, fmt.Errorf("native: tool %s: input type: %w", name, err)
+	}
+	if scalar {
+		inSchema, err = json.Marshal(map[string]any{"type": "object", "properties": map[string]json.RawMessage{ScalarArg: inSchema},
+			"required": []string{ScalarArg}, "additionalProperties": false})
+		if err != nil {
+			return nil, fmt.Errorf("native: tool %s: input type: %w", name, err)
+		}
 	}
 	outSchema, err := schemaFor[Out]()
 	if err != nil {
@@ -146,7 +156,15 @@ func Typed[In, Out any](name, description string, fn func(ctx context.Context, i
 	info := tool.Info{Name: name, Description: description, InputSchema: inSchema, OutputSchema: outSchema}
 	return Raw(info, func(ctx context.Context, raw json.RawMessage) (any, error) {
 		var in In
-		if err := json.Unmarshal(raw, &in); err != nil {
+		if scalar {
+			var wrapped struct {
+				Value *In `json:"value"`
+			}
+			if err := json.Unmarshal(raw, &wrapped); err != nil || wrapped.Value == nil {
+				return nil, &tool.InvalidArgumentsError{Tool: name, Message: fmt.Sprintf("the argument %q must be a %s", ScalarArg, reflect.TypeFor[In]())}
+			}
+			in = *wrapped.Value
+		} else if err := json.Unmarshal(raw, &in); err != nil {
 			return nil, &tool.InvalidArgumentsError{Tool: name, Message: err.Error()}
 		}
 		out, err := fn(ctx, in)
@@ -173,6 +191,10 @@ func objectKind(t reflect.Type) string {
 	}
 	return t.String()
 }
+
+// ScalarArg is the name of the one argument of a Typed tool whose input
+// type is not an object (a number, a string, a slice...).
+const ScalarArg = "value"
 
 // typedOutput marks a value returned by a typed function: it is validated
 // against the output schema and kept as the structured result.
@@ -363,6 +385,9 @@ func (t *Tool) result(v any) (*tool.Result, error) {
 		if err != nil {
 			return nil, &tool.ProtocolError{Tool: t.info.Name, Message: err.Error()}
 		}
+		if _, given := v.(*tool.Result); !given && r.Structured == nil {
+			r.Structured = jsonOutput(r)
+		}
 		return r, nil
 	}
 	if isTyped {
@@ -383,6 +408,18 @@ func (t *Tool) result(v any) (*tool.Result, error) {
 	}
 	r.Structured = raw
 	return r, nil
+}
+
+// jsonOutput is the structured value of a successful result without an
+// output schema, as tools-kit's ToolResult::json gives one: its output
+// when that is JSON data (an object, an array, a number, a boolean), nil
+// for text, null and results made of content blocks.
+func jsonOutput(r *tool.Result) json.RawMessage {
+	out := bytes.TrimSpace(r.Output)
+	if !r.Success || len(r.Content) > 0 || len(out) == 0 || out[0] == '"' || string(out) == "null" {
+		return nil
+	}
+	return out
 }
 
 // isEngineError reports whether err is one of package tool's engine

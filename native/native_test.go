@@ -336,30 +336,75 @@ func BenchmarkDirectReference(b *testing.B) {
 	}
 }
 
-// A typed tool's input must be a JSON object: any other input type is
-// refused when the tool is built, not at its first call.
-func TestTypedRejectsNonObjectInput(t *testing.T) {
-	if _, err := native.Typed("n", "d", func(ctx context.Context, in int) (int, error) { return in, nil }); err == nil || !strings.Contains(err.Error(), "must be a struct") {
-		t.Errorf("int input: %v", err)
+// A typed tool whose input is not an object (tools-kit's double: i64) takes
+// it as the one argument "value": its schema says so, the call gives
+// {"value": 21}, and the JSON result is structured without a schema of
+// its own; a value of the wrong type, or none, is refused.
+func TestTypedScalarInput(t *testing.T) {
+	double, err := native.Typed("double", "Doubles.", func(_ context.Context, v int64) (int64, error) { return v * 2, nil })
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := native.Typed("s", "d", func(ctx context.Context, in []string) (int, error) { return 0, nil }); err == nil {
-		t.Error("slice input accepted")
+	words, err := native.Typed("count", "Counts.", func(_ context.Context, v []string) (int, error) { return len(v), nil })
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := native.Typed("m", "d", func(ctx context.Context, in map[int]string) (int, error) { return 0, nil }); err == nil {
-		t.Error("map with int keys accepted")
+	if got, want := string(double.Info().InputSchema), `{"additionalProperties":false,"properties":{"value":{"type":"integer"}},"required":["value"],"type":"object"}`; got != want {
+		t.Errorf("schema %s, want %s", got, want)
 	}
-	for _, ok := range []func() error{
-		func() error {
-			_, err := native.Typed("p", "d", func(ctx context.Context, in *struct{ A int }) (int, error) { return 0, nil })
-			return err
-		},
-		func() error {
-			_, err := native.Typed("m", "d", func(ctx context.Context, in map[string]any) (int, error) { return 0, nil })
-			return err
-		},
+	ts := mustSet(t, nil, double, words)
+	tests := []struct {
+		tool, args string
+		out        string
+		bad        string
+	}{
+		{"double", `{"value": 21}`, "42", ""},
+		{"count", `{"value": ["a", "b"]}`, "2", ""},
+		{"double", `{"value": "x"}`, "", "/value"},
+		{"double", `{}`, "", "value"},
+		{"double", `{"value": 1, "other": 2}`, "", "other"},
+		{"double", `21`, "", "a JSON object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool+" "+tt.args, func(t *testing.T) {
+			res, err := tool.Call(context.Background(), ts, tt.tool, json.RawMessage(tt.args), nil)
+			if tt.bad != "" {
+				var inv *tool.InvalidArgumentsError
+				if !errors.As(err, &inv) || !strings.Contains(err.Error(), tt.bad) {
+					t.Fatalf("err %v, want invalid arguments naming %q", err, tt.bad)
+				}
+				return
+			}
+			if err != nil || !res.Success || string(res.Output) != tt.out || string(res.Structured) != tt.out {
+				t.Fatalf("%+v, %v", res, err)
+			}
+		})
+	}
+}
+
+// A native tool without an output schema that returns JSON data has it
+// as the structured value, as tools-kit's ToolResult::json; text has none.
+func TestStructuredWithoutSchema(t *testing.T) {
+	mk := func(name string, v any) *native.Tool {
+		tl, err := native.Func(tool.Info{Name: name}, func(context.Context, map[string]any) (any, error) { return v, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tl
+	}
+	res0, _ := tool.JSON(map[string]int{"n": 1})
+	ts := mustSet(t, nil, mk("obj", map[string]any{"city": "Chicago"}), mk("num", 42), mk("text", "hi"),
+		mk("lcp", map[string]any{"success": true, "output": []int{1, 2}}), mk("failed", map[string]any{"success": false, "error": "no"}),
+		mk("given", res0))
+	for _, tt := range []struct{ name, want string }{
+		{"obj", `{"city":"Chicago"}`}, {"num", "42"}, {"text", ""}, {"lcp", "[1,2]"}, {"failed", ""}, {"given", `{"n":1}`},
 	} {
-		if err := ok(); err != nil {
-			t.Errorf("object input refused: %v", err)
+		res, err := tool.Call(context.Background(), ts, tt.name, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(res.Structured) != tt.want {
+			t.Errorf("%s: structured %s, want %s", tt.name, res.Structured, tt.want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -21,6 +22,15 @@ type Box struct {
 	statusR    *os.File
 	egressR    *os.File   // lcp's end of the socket the init hands connections over on
 	childFiles []*os.File // the child's ends and detached mounts; closed by Started
+
+	// The budget's hooks (see budget_linux.go): placing the started
+	// init in its control groups, what the kernel counted, clean-up.
+	budget    *budget
+	gateR     *os.File // the init's end of the budget's gate
+	layerRoot string   // the copy-on-write layer's own filesystem, when it has one
+	onStarted func()
+	onEnded   func(*Report)
+	onClose   func()
 
 	mu      sync.Mutex
 	started bool
@@ -52,6 +62,51 @@ type Report struct {
 	MaxRSS int64
 	// Limits are the limits the run had.
 	Limits Limits
+	// Exceeded names the budget the run went over, which ended it:
+	// BudgetMemory, BudgetDisk, BudgetProcesses or BudgetTime; "" when
+	// none.
+	Exceeded string
+	// PeakMemory is the most memory the whole run had at once, in bytes,
+	// as the kernel counted it (0 without a memory control group).
+	PeakMemory int64
+	// Accounting says what bounded the run's totals: "cgroup v1",
+	// "cgroup v2", or "rlimits" (per process limits and tmpfs sizes
+	// only).
+	Accounting string
+}
+
+// The budgets a run can go over (Report.Exceeded).
+const (
+	BudgetMemory    = "memory"
+	BudgetDisk      = "disk"
+	BudgetProcesses = "processes"
+	BudgetTime      = "time"
+)
+
+// BudgetText says which budget a run went over and how large it was, for
+// a result: "the memory budget (512 MiB for the whole run)". It returns
+// "" when r went over none.
+func (r *Report) BudgetText() string {
+	l := r.Limits
+	switch r.Exceeded {
+	case BudgetMemory:
+		return fmt.Sprintf("the memory budget (%s for the whole run)", sizeText(l.TotalMemory))
+	case BudgetDisk:
+		return fmt.Sprintf("the disk budget (%s of new and changed files)", sizeText(l.Disk))
+	case BudgetProcesses:
+		return fmt.Sprintf("the process budget (%d processes and threads at once)", l.Processes)
+	case BudgetTime:
+		return fmt.Sprintf("the time budget (%s)", l.WallTime)
+	}
+	return ""
+}
+
+// sizeText writes a size in MiB or GiB.
+func sizeText(n int64) string {
+	if n >= 1<<30 && n%(1<<30) == 0 {
+		return fmt.Sprintf("%d GiB", n>>30)
+	}
+	return fmt.Sprintf("%d MiB", n>>20)
 }
 
 // Upper returns the copy-on-write upper layer of the run, "" when the
@@ -59,6 +114,9 @@ type Report struct {
 func (b *Box) Upper() string {
 	if b.tmp == "" {
 		return ""
+	}
+	if b.layerRoot != "" {
+		return filepath.Join(b.layerRoot, "upper")
 	}
 	return filepath.Join(b.tmp, "upper")
 }
@@ -84,6 +142,9 @@ func (b *Box) releaseLocked() {
 		return
 	}
 	b.started = true
+	if b.onStarted != nil {
+		b.onStarted()
+	}
 	for _, f := range b.childFiles {
 		f.Close()
 	}
@@ -158,6 +219,10 @@ func (b *Box) Report() *Report {
 	<-b.ended
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.onEnded != nil {
+		b.onEnded(b.report)
+		b.onEnded = nil
+	}
 	c := *b.report
 	c.Warnings = append([]string(nil), b.report.Warnings...)
 	return &c
@@ -175,8 +240,11 @@ func (b *Box) Close() error {
 	b.closed = true
 	// The egress socket is the run's way out: it stays open until the
 	// init closes its end, when the run is gone.
-	status, tmp := b.statusR, b.tmp
+	status, tmp, onClose := b.statusR, b.tmp, b.onClose
 	b.mu.Unlock()
+	if onClose != nil {
+		defer onClose()
+	}
 	if status != nil {
 		// The init may still be exiting; its status pipe is read to the
 		// end in the background, then closed.

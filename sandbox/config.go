@@ -29,9 +29,19 @@ type initConfig struct {
 	Network bool `json:"network"`
 	// Limits are applied to the command, not to the init.
 	Limits Limits `json:"limits"`
+	// Gate, when set, is a descriptor the init reads one byte from before
+	// it starts the command: lcp writes it once the init is in the run's
+	// control groups, and closes it without writing when it is not.
+	Gate int `json:"gate,omitempty"`
+	// PidsGroup: a pids control group counts the run's processes, and
+	// RLIMIT_NPROC is set above it (the group's count is the one read).
+	PidsGroup bool `json:"pids_group,omitempty"`
 	// Egress, when set, has the init listen on the loopback for the
 	// proxy and hand connections over (see Policy.Egress).
 	Egress *egressConfig `json:"egress,omitempty"`
+	// Seccomp installs the filter of seccomp_linux.go before the command
+	// starts.
+	Seccomp bool `json:"seccomp,omitempty"`
 	// Landlock rules, in sandbox paths.
 	ReadOnly  []string `json:"landlock_ro"`
 	ReadWrite []string `json:"landlock_rw"`

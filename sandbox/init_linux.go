@@ -118,6 +118,11 @@ func runInit(arg string) (code int) {
 	}
 	_ = unix.Sethostname([]byte("lcp-sandbox"))
 
+	if s.cfg.Gate > 0 {
+		if err := waitGate(s.cfg.Gate); err != nil {
+			return s.fail("budget", err)
+		}
+	}
 	pid, step, err := s.startCommand()
 	if err != nil {
 		return s.fail(step, err)
@@ -148,6 +153,13 @@ func (s *initState) startCommand() (int, string, error) {
 	if err := restrictLandlock(&s.cfg); err != nil {
 		return 0, "landlock", err
 	}
+	if s.cfg.Seccomp {
+		if err := installSeccomp(); errors.Is(err, errNoSeccompArch) {
+			s.send(statusMsg{Type: "warn", Step: "seccomp", Err: err.Error()})
+		} else if err != nil {
+			return 0, "seccomp", err
+		}
+	}
 	proc, err := os.StartProcess(path, s.cfg.Args, &os.ProcAttr{
 		Dir: s.cfg.Dir, Env: s.cfg.Env, Files: files,
 		Sys: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL, Ptrace: true},
@@ -161,7 +173,11 @@ func (s *initState) startCommand() (int, string, error) {
 		_ = unix.Kill(pid, unix.SIGKILL)
 		return 0, "exec", fmt.Errorf("the command did not stop at its start (%v)", err)
 	}
-	if err := setLimits(pid, s.cfg.Limits); err != nil {
+	lim := s.cfg.Limits
+	if s.cfg.PidsGroup && lim.Processes > 0 {
+		lim.Processes += 2 * initTasks
+	}
+	if err := setLimits(pid, lim); err != nil {
 		_ = unix.Kill(pid, unix.SIGKILL)
 		return 0, "limits", err
 	}
@@ -286,6 +302,11 @@ func lookPath(name string, env []string) (string, error) {
 // setLimits sets the resource limits of process pid.
 func setLimits(pid int, l Limits) error {
 	set := func(res int, cur, max uint64) error {
+		if cur == unix.RLIM_INFINITY {
+			// No limit of lcp's own: the command keeps what it inherited
+			// (raising a hard limit is not the sandbox's to do).
+			return nil
+		}
 		lim := &unix.Rlimit{Cur: cur, Max: max}
 		if err := unix.Prlimit(pid, res, lim, nil); err != nil {
 			return fmt.Errorf("rlimit %d: %w", res, err)
@@ -311,4 +332,20 @@ func setLimits(pid int, l Limits) error {
 		set(unix.RLIMIT_NOFILE, val(int64(l.OpenFiles)), val(int64(l.OpenFiles))),
 		set(unix.RLIMIT_CORE, 0, 0),
 	)
+}
+
+// waitGate waits until lcp has put the init in the run's control groups.
+func waitGate(fd int) error {
+	f := os.NewFile(uintptr(fd), "gate")
+	defer f.Close()
+	var b [1]byte
+	for {
+		n, err := f.Read(b[:])
+		if n == 1 {
+			return nil
+		}
+		if err != nil {
+			return errors.New("lcp could not put the run in its control groups, so the command did not start")
+		}
+	}
 }

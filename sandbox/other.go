@@ -69,3 +69,9 @@ func Recover(string) (*Recovery, error) { return &Recovery{}, nil }
 
 // enterInit does nothing: there is no sandbox init on this system.
 func enterInit() {}
+
+// budget is the budget watch of a run: there is none on this system.
+type budget struct{}
+
+// Accounting returns "rlimits": there is no sandbox on this system.
+func Accounting() string { return "rlimits" }

@@ -239,7 +239,13 @@ func (b *Box) cloneSources(p *mountPlan) error {
 			return fmt.Errorf("%s: %w", m.Src, err)
 		}
 		m.file = f
-		if m.Kind == mountOverlay && m.Upper != "" {
+		if m.Kind == mountOverlay && m.Upper != "" && b.layerRoot != "" {
+			u, err := b.layerHandOver()
+			if err != nil {
+				return fmt.Errorf("copy-on-write layer: %w", err)
+			}
+			m.upper = u
+		} else if m.Kind == mountOverlay && m.Upper != "" {
 			u, err := b.clone(m.Upper, false, false, false)
 			if err != nil {
 				return fmt.Errorf("%s: %w", m.Upper, err)

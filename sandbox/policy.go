@@ -91,20 +91,44 @@ type Policy struct {
 	GivenEnv []string
 	// Limits bound the run's resources; zero fields take the defaults.
 	Limits Limits
+	// NoSeccomp starts the run without the seccomp filter that denies
+	// system calls no tool needs (io_uring, keyrings, bpf, new namespaces,
+	// mounts, ptrace attach, ...; see docs/sandbox.md). LCP_SECCOMP=off in
+	// lcp's environment does the same for every run.
+	NoSeccomp bool
 }
 
 // DefaultEgressPort is the port of the egress proxy inside a run.
 const DefaultEgressPort = 3128
 
 // Limits bound the resources of a sandboxed run. Zero fields mean the
-// defaults below; a negative value means no limit.
+// defaults below; a negative value means no limit of the sandbox's own
+// (a per-process limit then stays what lcp's own is).
+//
+// TotalMemory, Disk, Processes and WallTime are the run's budget, for the
+// whole run rather than per process: where the kernel's accounting can be
+// used (cgroup v1 memory and pids controllers, or cgroup v2 with them
+// delegated) a run that goes over one of them is ended and its Report
+// names it (Report.Exceeded). The other fields bound each process.
 type Limits struct {
+	// TotalMemory caps the memory of the whole run, in bytes: every
+	// process, tmpfs (/tmp, /dev/shm, the hidden home), shared memory,
+	// memfd, and the copy-on-write layer, which lives in memory too.
+	TotalMemory int64
+	// Disk caps the copy-on-write layer of the workspace (changed and new
+	// files), in bytes, where lcp can give it a size-capped filesystem
+	// (lcp runs as root); it is part of TotalMemory as well.
+	Disk int64
+	// WallTime ends the run after this long; zero or negative means none
+	// (the built-in tools have their own time limit).
+	WallTime time.Duration
 	// Memory caps the private writable memory of each process
 	// (RLIMIT_DATA), in bytes. Address-space reservations that runtimes
 	// make (V8, the JVM, Go) do not count, so they keep working.
 	Memory int64
-	// Processes caps the processes and threads of the run at once
-	// (RLIMIT_NPROC, counted in the run's own user namespace).
+	// Processes caps the processes and threads of the run at once: the
+	// pids controller where there is one, and RLIMIT_NPROC (counted in the
+	// run's own user namespace).
 	Processes int
 	// FileSize caps the size of each file a process writes
 	// (RLIMIT_FSIZE), in bytes.
@@ -120,16 +144,24 @@ type Limits struct {
 
 // The default limits.
 const (
-	DefaultMemory    = 2 << 30
-	DefaultProcesses = 1024
-	DefaultFileSize  = 4 << 30
-	DefaultCPUTime   = 10 * time.Minute
-	DefaultOpenFiles = 4096
-	DefaultTmpSize   = 1 << 30
+	DefaultTotalMemory = 2 << 30
+	DefaultDisk        = 1 << 30
+	DefaultMemory      = 2 << 30
+	DefaultProcesses   = 1024
+	DefaultFileSize    = 4 << 30
+	DefaultCPUTime     = 10 * time.Minute
+	DefaultOpenFiles   = 4096
+	DefaultTmpSize     = 1 << 30
 )
 
 // WithDefaults returns l with its zero fields set to the defaults.
 func (l Limits) WithDefaults() Limits {
+	if l.TotalMemory == 0 {
+		l.TotalMemory = DefaultTotalMemory
+	}
+	if l.Disk == 0 {
+		l.Disk = DefaultDisk
+	}
 	if l.Memory == 0 {
 		l.Memory = DefaultMemory
 	}

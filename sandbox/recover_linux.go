@@ -41,6 +41,7 @@ func Recover(workspace string) (*Recovery, error) {
 		markRecovered(ws)
 	}
 	r.Removed = append(r.Removed, sweepLayers(&r.Errors)...)
+	r.Removed = append(r.Removed, sweepGroups(&r.Errors)...)
 	return r, errors.Join(r.Errors...)
 }
 

@@ -42,7 +42,18 @@ const (
 	KeyFileSizeMB = "sandbox_file_size_mb"
 	KeyCPUSeconds = "sandbox_cpu_seconds"
 	KeyTmpMB      = "sandbox_tmp_mb"
+	// The run's budget: memory of the whole run and disk of its
+	// copy-on-write layer in MiB, wall time in seconds (processes is
+	// KeyProcesses). Only the host sets them: no tool argument does.
+	KeyRunMemoryMB = "sandbox_run_memory_mb"
+	KeyDiskMB      = "sandbox_disk_mb"
+	KeyTimeSeconds = "sandbox_time_seconds"
 )
+
+// maxSetting bounds every numeric setting (in its own unit: MiB,
+// seconds, processes), far above any machine, so that a converted value
+// never overflows into a negative one, which would mean "no limit".
+const maxSetting = 1 << 30
 
 // Setting values of KeySandbox.
 const (
@@ -175,8 +186,12 @@ func ReadSettings(cfg map[string]any) (Settings, error) {
 			bad(key, v, "a number")
 			return 0
 		}
-		if f <= 0 {
+		if !(f > 0) {
 			bad(key, v, "a positive number")
+			return 0
+		}
+		if f > maxSetting {
+			bad(key, v, fmt.Sprintf("a number up to %d", maxSetting))
 			return 0
 		}
 		return f
@@ -187,6 +202,10 @@ func ReadSettings(cfg map[string]any) (Settings, error) {
 		FileSize:  int64(num(KeyFileSizeMB) * (1 << 20)),
 		CPUTime:   time.Duration(num(KeyCPUSeconds) * float64(time.Second)),
 		TmpSize:   int64(num(KeyTmpMB) * (1 << 20)),
+
+		TotalMemory: int64(num(KeyRunMemoryMB) * (1 << 20)),
+		Disk:        int64(num(KeyDiskMB) * (1 << 20)),
+		WallTime:    time.Duration(num(KeyTimeSeconds) * float64(time.Second)),
 	}
 	return s, errors.Join(errs...)
 }
@@ -294,6 +313,69 @@ func DefaultCaches(getenv func(string) string, home string) []string {
 		if fi, err := os.Stat(c); err == nil && fi.IsDir() {
 			out = append(out, c)
 		}
+	}
+	return out
+}
+
+// Budget returns l with its zero budget fields (TotalMemory, Disk,
+// Processes, WallTime) taken from def.
+func (l Limits) Budget(def Limits) Limits {
+	if l.TotalMemory == 0 {
+		l.TotalMemory = def.TotalMemory
+	}
+	if l.Disk == 0 {
+		l.Disk = def.Disk
+	}
+	if l.Processes == 0 {
+		l.Processes = def.Processes
+	}
+	if l.WallTime == 0 {
+		l.WallTime = def.WallTime
+	}
+	return l
+}
+
+// ApplyBudget returns host configurations in which the libraries ids and
+// every library configs names have the budget keys of def that they do
+// not set themselves (positive fields of def only). configs itself is not
+// changed.
+func ApplyBudget(configs map[string]map[string]any, ids []string, def Limits) map[string]map[string]any {
+	keys := map[string]float64{}
+	if def.TotalMemory > 0 {
+		keys[KeyRunMemoryMB] = float64(def.TotalMemory) / (1 << 20)
+	}
+	if def.Disk > 0 {
+		keys[KeyDiskMB] = float64(def.Disk) / (1 << 20)
+	}
+	if def.Processes > 0 {
+		keys[KeyProcesses] = float64(def.Processes)
+	}
+	if def.WallTime > 0 {
+		keys[KeyTimeSeconds] = def.WallTime.Seconds()
+	}
+	if len(keys) == 0 {
+		return configs
+	}
+	out := make(map[string]map[string]any, len(configs)+len(ids))
+	for id, cfg := range configs {
+		out[id] = cfg
+	}
+	for _, id := range ids {
+		if _, ok := out[id]; !ok {
+			out[id] = nil
+		}
+	}
+	for id, cfg := range out {
+		c := make(map[string]any, len(cfg)+len(keys))
+		for k, v := range cfg {
+			c[k] = v
+		}
+		for k, v := range keys {
+			if _, set := c[k]; !set {
+				c[k] = v
+			}
+		}
+		out[id] = c
 	}
 	return out
 }

@@ -87,17 +87,22 @@ func wrap(cmd *exec.Cmd, p *Policy) (b *Box, err error) {
 			b = nil
 		}
 	}()
+	if err := b.prepareBudget(cmd); err != nil {
+		return nil, fmt.Errorf("sandbox: budget: %w", err)
+	}
 	if pol.Mode == CopyOnWrite {
 		if err := b.makeLayers(); err != nil {
 			return nil, fmt.Errorf("sandbox: copy-on-write layers: %w", err)
 		}
+		b.makeLayerFS()
 	}
 	dir := cmd.Dir
 	if dir == "" {
 		dir = pol.Workspace
 	}
 	cfg := &initConfig{Path: cmd.Path, Args: cmd.Args, Dir: dir, Env: append(slices.Clip(pol.Env), pol.GivenEnv...),
-		Passthrough: len(cmd.ExtraFiles), Network: pol.Network, Limits: pol.Limits}
+		Passthrough: len(cmd.ExtraFiles), Network: pol.Network, Limits: pol.Limits, PidsGroup: b.budget.group != nil,
+		Seccomp: !pol.NoSeccomp && seccompWanted()}
 	if pol.Egress != nil {
 		cfg.Egress = &egressConfig{Port: pol.EgressPort}
 		cfg.Env = proxyEnv(cfg.Env, pol.EgressPort)
@@ -211,6 +216,10 @@ func (b *Box) handOver(cfg *initConfig, plan *mountPlan) (int, error) {
 			m.UpperFd, fd = fd, fd+1
 		}
 		cfg.Mounts = append(cfg.Mounts, m.mountEntry)
+	}
+	if b.gateR != nil {
+		b.childFiles = append(b.childFiles, b.gateR)
+		cfg.Gate, b.gateR = fd, nil
 	}
 	cfg.ReadOnly, cfg.ReadWrite = plan.readOnly, plan.readWrite
 	raw, err := json.Marshal(cfg)

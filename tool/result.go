@@ -26,8 +26,10 @@ type Result struct {
 	// prompt_injection, traceback, file names, counts, and the tool's own
 	// "error" value on a success.
 	Payload map[string]json.RawMessage
-	// Structured is the structured value of a tool with an output schema
-	// (typed native tools, MCP structuredContent), unnormalized.
+	// Structured is the structured value of the result, unnormalized: a
+	// tool's value checked against its output schema (typed native
+	// tools, MCP structuredContent), or the JSON value a native tool
+	// returned without a schema (see JSON): anything but text.
 	Structured json.RawMessage
 	// Content, when set, is the whole result as content blocks, in order
 	// (text blocks included): images, sounds, embedded resources, links.
@@ -239,6 +241,17 @@ func ErrorResult(err error) *Result {
 	msg := err.Error()
 	out, _ := json.Marshal(msg)
 	return &Result{Success: false, StatusCode: code, Output: out, Error: msg}
+}
+
+// JSON returns the successful result of a JSON value, as tools-kit's
+// ToolResult::json: v, marshalled, is both what the LLM reads and the
+// structured value (Structured), with or without an output schema.
+func JSON(v any) (*Result, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("tool: result: %w", err)
+	}
+	return &Result{Success: true, StatusCode: 200, Output: raw, Structured: raw}, nil
 }
 
 // Failure returns a failed result with the given error text, as a tool

@@ -22,7 +22,9 @@ const (
 	defaultMaxResult   = 128 << 20
 	defaultGrace       = time.Second
 	defaultStart       = 30 * time.Second
-	maxProcesses       = 64
+	// defaultStoppedLimit is Options.StoppedLimit's default.
+	defaultStoppedLimit = 10 * time.Second
+	maxProcesses        = 64
 )
 
 // Pool runs Python tool calls in worker processes: one process (or
@@ -103,6 +105,9 @@ func NewPool(opts *Options) *Pool {
 	}
 	if p.opts.StartTimeout <= 0 {
 		p.opts.StartTimeout = defaultStart
+	}
+	if p.opts.StoppedLimit == 0 {
+		p.opts.StoppedLimit = defaultStoppedLimit
 	}
 	p.log = p.opts.Logger
 	if p.log == nil {

@@ -254,6 +254,9 @@ func (pr *proc) start(first []byte) {
 	go pr.drain(pr.errR, "stderr")
 	go pr.watch()
 	go pr.monitor()
+	if pr.pool.opts.StoppedLimit > 0 && stoppedKnown {
+		go pr.watchStopped(pr.pool.opts.StoppedLimit)
+	}
 	// The worker may die before reading; the error then shows as its death.
 	go func() { _ = pr.callPipe.write(first) }()
 }

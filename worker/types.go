@@ -56,6 +56,13 @@ type Options struct {
 	// StartTimeout bounds a worker's start-up handshake (default 30s).
 	StartTimeout time.Duration
 
+	// StoppedLimit is how long a worker with calls in flight may stay
+	// stopped (SIGSTOP, SIGTSTP, a debugger; Linux only, where the
+	// process state says so) before the engine kills it, failing its
+	// calls with a *CrashError that says so; the next call starts a
+	// fresh worker. Default 10s; negative: never.
+	StoppedLimit time.Duration
+
 	// IdleTimeout stops a worker that served no call for this long (its
 	// module state goes with it; the next call starts a fresh worker without
 	// reporting a reset). 0 keeps workers until Close or Release.

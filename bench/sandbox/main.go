@@ -3,8 +3,10 @@
 //
 //	(a) p50 and p90 of `true` through tool_execute_shell_command in safe
 //	    mode (sandboxed, copy-on-write) and in strict mode (sandboxed,
-//	    direct writes), against full_access (no sandbox); the runs
-//	    alternate so that all see the same machine load;
+//	    direct writes), against full_access (no sandbox), and safe
+//	    without the seccomp filter (LCP_SECCOMP=off); the runs alternate
+//	    so that all see the same machine load (-cmd runs another command,
+//	    e.g. a loop of system calls, to see the filter's cost per call);
 //	(b) the commit of a run that changed one file, and of one that
 //	    changed 1,000 files, in a 10,000-file workspace (reading the change
 //	    set from the upper layer and applying it as one transaction), with
@@ -12,7 +14,7 @@
 //
 // Run it from the repository root on a machine with the sandbox:
 //
-//	go run ./bench/sandbox [-n 200] [-files 10000] [-changed 1000] [-latency=false]
+//	go run ./bench/sandbox [-n 200] [-files 10000] [-changed 1000] [-latency=false] [-commit=false] [-cmd true]
 package main
 
 import (
@@ -25,6 +27,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/lcptools/lcp/builtin"
@@ -37,43 +40,109 @@ func main() {
 	n := flag.Int("n", 200, "calls per mode")
 	files := flag.Int("files", 10000, "files in the commit benchmark's workspace")
 	lat := flag.Bool("latency", true, "measure the shell tool's latency too")
+	command := flag.String("cmd", "true", "the command the latency benchmark runs")
 	changed := flag.Int("changed", 1000, "files changed in the commit benchmark's second case (0: none)")
+	doCommit := flag.Bool("commit", true, "measure the commit too")
 	flag.Parse()
 	if st := sandbox.Probe(); !st.Available {
 		log.Fatalf("no sandbox here: %s", st.Reason)
 	}
 	if *lat {
-		latency(*n)
+		latency(*n, *command)
 	}
-	commit(*files, *changed, max(*n/4, 20))
+	if *doCommit {
+		commit(*files, *changed, max(*n/4, 20))
+	}
+	budget(*n)
 }
 
-// latency measures `true` through the shell tool at three levels.
-func latency(n int) {
+// budget measures one sandboxed run with the budget on and off.
+func budget(n int) {
+	ws, err := os.MkdirTemp("", "bench-budget-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(ws)
+	off := sandbox.Limits{TotalMemory: -1, Disk: -1, Processes: -1, WallTime: -1}
+	type variant struct {
+		name   string
+		mode   sandbox.Mode
+		limits sandbox.Limits
+	}
+	vs := []variant{{"copy-on-write, budget on", sandbox.CopyOnWrite, sandbox.Limits{}}, {"copy-on-write, budget off", sandbox.CopyOnWrite, off},
+		{"write, budget on", sandbox.Write, sandbox.Limits{}}, {"write, budget off", sandbox.Write, off}}
+	times := map[string][]time.Duration{}
+	for i := 0; i < n+5; i++ {
+		// Each round starts with another variant: none always follows
+		// the same one.
+		for k := range vs {
+			v := vs[(i+k)%len(vs)]
+			start := time.Now()
+			cmd := exec.Command("/bin/true")
+			cmd.Dir = ws
+			cmd.Stderr = os.Stderr
+			box, err := sandbox.Wrap(cmd, &sandbox.Policy{Workspace: ws, Mode: v.mode, Limits: v.limits, Env: []string{"PATH=/usr/bin:/bin"}})
+			if err != nil {
+				log.Fatal(err)
+			}
+			err = cmd.Start()
+			box.Started()
+			if err != nil {
+				log.Fatal(err)
+			}
+			if err := cmd.Wait(); err != nil {
+				log.Fatalf("%s: %v", v.name, err)
+			}
+			if r := box.Report(); r.Exceeded != "" || r.SetupErr != nil {
+				log.Fatalf("%s: %+v", v.name, r)
+			}
+			box.Close()
+			if i >= 5 {
+				times[v.name] = append(times[v.name], time.Since(start))
+			}
+		}
+	}
+	fmt.Printf("one sandboxed run of /bin/true, %d runs each (alternating, each round starting with the next), accounting %s:\n", n, sandbox.Accounting())
+	for i, v := range vs {
+		ref := pct(times[vs[i|1].name], 50)
+		p50 := pct(times[v.name], 50)
+		fmt.Printf("  %-26s p50 %7.2f ms  p90 %7.2f ms  (%.2fx budget off, %+.2f ms)\n", v.name, ms(p50), ms(pct(times[v.name], 90)),
+			float64(p50)/float64(ref), ms(p50-ref))
+	}
+}
+
+// latency measures a command (`true` by default) through the shell tool
+// at three levels, and safe without the seccomp filter.
+func latency(n int, command string) {
 	ws, err := os.MkdirTemp("", "bench-sandbox-")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(ws)
-	levels := []string{"full_access", "safe", "strict"}
+	// "safe-noseccomp" is safe with LCP_SECCOMP=off: the filter's cost.
+	levels := []string{"full_access", "safe", "safe-noseccomp", "strict"}
 	sets := map[string]tool.Toolset{}
 	for _, l := range levels {
 		ts, err := builtin.New(&builtin.Options{Workspace: ws, Configs: map[string]map[string]any{
-			builtin.SystemShell: {"autonomy_level": l}}})
+			builtin.SystemShell: {"autonomy_level": strings.TrimSuffix(l, "-noseccomp")}}})
 		if err != nil {
 			log.Fatal(err)
 		}
 		defer ts.Close()
 		sets[l] = ts
 	}
-	args := json.RawMessage(`{"command": "true"}`)
+	args, _ := json.Marshal(map[string]string{"command": command})
 	opts := &tool.CallOptions{Confirm: func(context.Context, *tool.Request) (tool.Decision, string) { return tool.Allow, "" }}
 	times := map[string][]time.Duration{}
 	for i := 0; i < n+5; i++ {
 		for _, l := range levels {
+			if l == "safe-noseccomp" {
+				os.Setenv("LCP_SECCOMP", "off")
+			}
 			start := time.Now()
 			res, err := tool.Call(context.Background(), sets[l], "tool_execute_shell_command", args, opts)
 			d := time.Since(start)
+			os.Unsetenv("LCP_SECCOMP")
 			if err != nil || !res.Success {
 				log.Fatalf("%s: %v %+v", l, err, res)
 			}
@@ -83,10 +152,10 @@ func latency(n int) {
 		}
 	}
 	ref := pct(times["full_access"], 50)
-	fmt.Printf("`true` through tool_execute_shell_command, %d calls each (alternating):\n", n)
+	fmt.Printf("`%s` through tool_execute_shell_command, %d calls each (alternating):\n", command, n)
 	for _, l := range levels {
 		p50, p90 := pct(times[l], 50), pct(times[l], 90)
-		fmt.Printf("  %-12s p50 %7.2f ms  p90 %7.2f ms  p50 - full_access %+7.2f ms  (%.1fx)\n", l,
+		fmt.Printf("  %-15s p50 %7.2f ms  p90 %7.2f ms  p50 - full_access %+7.2f ms  (%.1fx)\n", l,
 			ms(p50), ms(p90), ms(p50-ref), float64(p50)/float64(ref))
 	}
 }

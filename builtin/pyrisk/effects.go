@@ -37,6 +37,12 @@ var writeFuncs = map[string]bool{
 	"shutil.copy": true, "shutil.copy2": true, "shutil.copyfile": true, "shutil.copytree": true,
 	"shutil.move": true, "shutil.rmtree": true, "shutil.make_archive": true, "shutil.unpack_archive": true,
 	"shutil.chown": true, "shutil.copymode": true, "shutil.copystat": true,
+	// Metadata is data: modes, owners, times, flags and extended
+	// attributes of existing entries change what later runs or reads them.
+	"os.setxattr": true, "os.removexattr": true, "os.lchmod": true, "os.fchmod": true, "os.fchown": true,
+	"os.chflags": true, "os.lchflags": true, "os.ftruncate": true, "os.posix_fallocate": true,
+	"os.pwrite": true, "os.pwritev": true, "os.writev": true, "os.sendfile": true, "os.copy_file_range": true,
+	"os.splice": true,
 }
 
 // writeMethods are method names that write files whatever their object

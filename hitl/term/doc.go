@@ -13,11 +13,13 @@
 //
 //   - A confirmation shows the label, the asking tool and library, the
 //     first 500 characters of the source (then "...") and argv, and asks
-//     "[y]es / [n]o / [a]lways" followed by Enter. The answer must be
-//     explicit: an empty line asks again (the seeds' terminal handler took
-//     it as yes; an approval should never be one stray keypress). After
-//     no, optional feedback for the agent is asked; empty means
-//     "User declined authorization.".
+//     "[y]es / [n]o / [a]lways", answered by one key as a select is: y, n
+//     or a (either case), no Enter. The answer must be explicit: Enter or
+//     another key asks again (the seeds' terminal handler took an empty
+//     line as yes), keys typed before the prompt appeared are dropped, and
+//     so is what came with the answering key (the Enter of "y" and Enter).
+//     After no, optional feedback for the agent is asked as a line; empty
+//     means "User declined authorization.".
 //   - A secret is typed with nothing echoed — no characters and no stars,
 //     so that not even its length shows — as getpass does. An empty
 //     answer declines; a default is never offered.

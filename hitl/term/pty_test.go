@@ -433,6 +433,32 @@ func TestPTYApprove(t *testing.T) {
 	s.finish()
 }
 
+// A confirmation takes one key, as a select does: no Enter, either case;
+// another key asks again, and the Enter of a "y" and Enter habit answers
+// nothing.
+func TestPTYApproveOneKey(t *testing.T) {
+	t.Parallel()
+	s := start(t, scenario{Requests: []*tool.Request{confirm("deploy:production"), confirm("deploy:staging"), confirm("deploy:qa")}})
+	s.expect("[a]lways: ")
+	s.send("x")
+	s.expect("?")
+	s.expect("Please answer")
+	s.expect("[a]lways: ")
+	s.send("Y")
+	checkResult(t, s.next("result"), tool.Submit, "allow", "")
+	s.expect("deploy:staging")
+	s.expect("[a]lways: ")
+	s.send("a")
+	checkResult(t, s.next("result"), tool.Submit, "always", "")
+	s.expect("deploy:qa")
+	s.expect("[a]lways: ")
+	s.send("n")
+	s.expect("Optional feedback for the agent: ")
+	s.send("not now\r")
+	checkResult(t, s.next("result"), tool.Decline, nil, "not now")
+	s.finish()
+}
+
 func TestPTYRejectWithFeedback(t *testing.T) {
 	t.Parallel()
 	s := start(t, scenario{Requests: []*tool.Request{confirm("deploy:production"), confirm("deploy:staging")}})
@@ -552,7 +578,7 @@ func TestPTYCtrlC(t *testing.T) {
 		{Kind: tool.KindSecret, Title: "Key"}, {Kind: tool.KindText, Title: "Tag", Default: ptr("latest")},
 	}})
 	s.expect("[a]lways: ")
-	s.send("ye\x03")
+	s.send("\x03")
 	checkResult(t, s.next("result"), tool.Decline, nil, term.Cancelled)
 	s.expect("Ctrl-C to cancel")
 	s.send("\x03")
@@ -645,7 +671,8 @@ func TestPTYTimeoutClosesThePrompt(t *testing.T) {
 	t.Parallel()
 	s := start(t, scenario{Requests: []*tool.Request{confirm("deploy:production")}, ConfirmLimit: 300 * time.Millisecond})
 	s.expect("[a]lways: ")
-	s.send("y") // typed, but never Enter
+	s.send("e") // not an answer
+	s.expect("?")
 	s.expect("(no answer in time: the request timed out)")
 	checkResult(t, s.next("result"), tool.Decline, nil, hitl.ApprovalTimedOut)
 	s.finish()

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/lcptools/lcp/hitl"
 	"github.com/lcptools/lcp/tool"
@@ -99,11 +100,13 @@ func (t *Terminal) Ask(ctx context.Context, r *tool.Request) (tool.Response, err
 		return tool.Response{}, context.Cause(ctx)
 	}
 	if t.tty {
-		t.in.discard()
 		state, err := xterm.MakeRaw(t.fd)
 		if err != nil {
 			return tool.Response{}, fmt.Errorf("terminal: raw mode: %w", err)
 		}
+		// After raw mode: a line typed but not ended in canonical mode
+		// only becomes readable now, and must not answer the prompt.
+		t.in.discard()
 		t.setRaw(true)
 		defer func() {
 			t.setRaw(false)
@@ -190,7 +193,9 @@ func (t *Terminal) header(headline string, r *tool.Request) {
 	t.write(rule + "\n")
 }
 
-// confirm asks yes / no / always, with optional feedback on no.
+// confirm asks yes / no / always, with optional feedback on no. A raw
+// terminal takes the answer as one key, as selects do; answers read as
+// lines take y, yes, n, no, a or always and Enter.
 func (t *Terminal) confirm(ctx context.Context, r *tool.Request) (tool.Response, error) {
 	label := r.Label
 	if label == "" {
@@ -210,7 +215,13 @@ func (t *Terminal) confirm(ctx context.Context, r *tool.Request) (tool.Response,
 	t.write(rule + "\n")
 	for {
 		t.write("Authorize action? [y]es / [n]o / [a]lways: ")
-		line, err := t.readLine(ctx, true)
+		var line string
+		var err error
+		if t.tty {
+			line, err = t.readChoiceKey(ctx)
+		} else {
+			line, err = t.readLine(ctx, true)
+		}
 		if err != nil {
 			if ctx.Err() != nil || !isCancel(err) {
 				return tool.Response{}, err
@@ -236,6 +247,36 @@ func (t *Terminal) confirm(ctx context.Context, r *tool.Request) (tool.Response,
 		}
 		t.write("Please answer y (yes, once), n (no) or a (always for this session).\n")
 	}
+}
+
+// readChoiceKey reads the key that answers a confirmation on a raw
+// terminal: y, n or a (either case) is echoed with a line end and
+// returned at once, and what was typed with it dropped; Ctrl-C is errInterrupt and Ctrl-D io.EOF; Enter and
+// other keys are answered with "?" so the prompt is asked again.
+func (t *Terminal) readChoiceKey(ctx context.Context) (string, error) {
+	k, err := t.readKey(ctx)
+	if err != nil {
+		return "", err
+	}
+	switch k.kind {
+	case keyInterrupt:
+		t.write("\n")
+		return "", errInterrupt
+	case keyEOF:
+		t.write("\n")
+		return "", io.EOF
+	case keyRune:
+		switch c := unicode.ToLower(k.r); c {
+		case 'y', 'n', 'a':
+			// What came with the key (the Enter of a habit of typing
+			// "y" and Enter) answers nothing.
+			t.in.discard()
+			t.write(string(c) + "\n")
+			return string(c), nil
+		}
+	}
+	t.write("?\n")
+	return "", nil
 }
 
 func isCancel(err error) bool { return errors.Is(err, errInterrupt) || errors.Is(err, io.EOF) }

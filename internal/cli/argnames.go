@@ -89,3 +89,30 @@ func takesKwargs(eng *lcp.Engine, name string) bool {
 	}
 	return false
 }
+
+// bindFailure reports whether a failed result of the Python tool name is
+// Python's TypeError raised by the call itself, before any line of the
+// tool ran: the function could not be called with these arguments (a
+// required one missing, often because its name was misspelt and dropped).
+// The worker removes its own frames from the traceback, so such a
+// traceback names no file at all; a TypeError raised inside the tool
+// names the tool's file.
+func bindFailure(res *tool.Result, name string) bool {
+	prefix := "Error executing '" + name + "': TypeError: "
+	if res.Success || !strings.HasPrefix(res.Error, prefix) {
+		return false
+	}
+	tb := res.Traceback()
+	return tb != "" && !strings.Contains(tb, "\n  File ")
+}
+
+// bindHelp says what to do about a call bindFailure recognised: Python's
+// words, the tool's parameters, and --validate-args.
+func bindHelp(ctx context.Context, eng *lcp.Engine, name string, res *tool.Result) string {
+	msg := strings.TrimPrefix(res.Error, "Error executing '"+name+"': TypeError: ")
+	msg = "the arguments do not fit " + name + ": " + oneLine(msg)
+	if params, ok := toolParams(ctx, eng, name); ok && len(params) > 0 {
+		msg += "; its parameters: " + strings.Join(params, ", ")
+	}
+	return msg + " (run lcp list --json to see its schema; --validate-args checks arguments against it before the call)"
+}

@@ -98,6 +98,7 @@ and the LCP result object as --json prints it.`,
 		},
 	}
 	o.inv.register(cmd.Flags(), runsTools)
+	o.inv.status = env.Stderr
 	f := cmd.Flags()
 	f.StringVar(&o.args, "args", "", "the arguments as a JSON `object`")
 	f.StringVar(&o.context, "context", "", "the tool_context as a JSON `object`")
@@ -224,6 +225,14 @@ func runCall(o *CallOptions) error {
 	switch {
 	case rejection != nil && o.json:
 		return &exitError{code: ExitFailure, msg: oneLine(rejection.String())}
+	case callErr != nil && errors.As(callErr, new(*tool.InvalidArgumentsError)):
+		msg := "" // printResult has shown the error
+		if o.json {
+			msg = oneLine(callErr.Error())
+		}
+		return &exitError{code: ExitArgs, msg: msg}
+	case !res.Success && bindFailure(res, o.tool):
+		return &exitError{code: ExitArgs, msg: bindHelp(ctx, eng, o.tool, res)}
 	case callErr != nil && errors.As(callErr, new(*worker.InterpreterError)):
 		return &exitError{code: ExitEngine, msg: "Python tools need Python 3.9 or newer: install it, or name the interpreter with --python PATH (for example --python /usr/bin/python3.12)"}
 	case callErr != nil && !o.json:

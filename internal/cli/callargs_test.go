@@ -78,3 +78,60 @@ def tool_any(file_name: str = "x", **kwargs) -> str:
 		t.Errorf("**kwargs: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// TestCallBindFailureExitCode: a call Python could not make with the
+// arguments given (a required argument missing after a misspelt name was
+// dropped, or a positional-only name given by name) exits with ExitArgs
+// and names the parameters and --validate-args; a TypeError the tool
+// raises itself stays a failure of the tool, and --validate-args refusing
+// the call exits with ExitArgs too.
+func TestCallBindFailureExitCode(t *testing.T) {
+	dir := t.TempDir()
+	src := `def tool_read(file_name: str) -> str:
+    """Reads.
+
+    Args:
+        file_name: the file
+    """
+    return file_name
+
+def tool_typo(x: int = 1) -> str:
+    """Raises a TypeError of its own.
+
+    Args:
+        x: a number
+    """
+    return len(x)
+`
+	if err := os.WriteFile(filepath.Join(dir, "files.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		contains []string
+	}{
+		{"misspelt name", []string{"tool_read", "filename=a.txt"}, ExitArgs, []string{
+			`warning: tool_read has no parameter "filename" (it is dropped). Did you mean file_name?`,
+			"lcp: the arguments do not fit tool_read: tool_read() missing 1 required positional argument: 'file_name'; its parameters: file_name",
+			"--validate-args"}},
+		{"no arguments", []string{"tool_read", "--json"}, ExitArgs, []string{"lcp: the arguments do not fit tool_read: "}},
+		{"the tool's own TypeError", []string{"tool_typo"}, ExitFailure, []string{"TypeError: object of type 'int' has no len()"}},
+		{"refused by --validate-args", []string{"--validate-args", "tool_read"}, ExitArgs, []string{"the arguments were refused"}},
+		{"fits", []string{"tool_read", "file_name=a.txt"}, 0, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := run(t, "", append([]string{"call", "--tools", dir}, tt.args...)...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d; stdout %q, stderr %q", code, tt.code, out, errOut)
+			}
+			for _, want := range tt.contains {
+				if !strings.Contains(errOut, want) {
+					t.Errorf("stderr %q lacks %q", errOut, want)
+				}
+			}
+		})
+	}
+}

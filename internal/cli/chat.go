@@ -94,6 +94,7 @@ questions take their default answer or are declined.`,
 		},
 	}
 	o.inv.register(cmd.Flags(), runsTools)
+	o.inv.status = env.Stderr
 	o.watch.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&o.model, "model", "", "the endpoint: `URL[#MODEL]` (default $LCP_MODEL)")
@@ -520,9 +521,11 @@ func (p *chatPrinter) event(e agent.Event) {
 		p.live.begin(name)
 	case agent.EventToolResult:
 		res := e.Result
-		took := ""
-		if e.Elapsed >= time.Second {
-			took = fmt.Sprintf(" (%.1fs)", e.Elapsed.Seconds())
+		// The time the call took, less the time its prompts waited
+		// for the person.
+		took, ran := "", e.Elapsed-p.live.promptWait()
+		if ran >= time.Second {
+			took = fmt.Sprintf(" (%.1fs)", ran.Seconds())
 		}
 		name := safeText(e.Call.Function.Name, false)
 		if rejection := tool.RejectionOf(res); rejection != nil {

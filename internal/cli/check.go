@@ -63,6 +63,7 @@ is at least as serious as --fail-on (default: error).`,
 		},
 	}
 	o.inv.register(cmd.Flags(), readsTools)
+	o.inv.status = env.Stderr
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the findings as a JSON array (same as --format json)")
 	cmd.Flags().StringVar(&o.format, "format", "text", "output `format`: text, json or sarif")
 	cmd.Flags().StringVar(&o.failOn, "fail-on", "error", "exit with status 1 when a finding is at least this `severe`: error, warning, info or none")

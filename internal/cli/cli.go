@@ -103,9 +103,13 @@ const (
 	ExitFailure = 1
 	// ExitUsage: bad flags or arguments.
 	ExitUsage = 2
-	// ExitEngine: the call could not run (unknown tool, invalid arguments,
-	// timeout, cancelled, missing interpreter...).
+	// ExitEngine: the call could not run (unknown tool, timeout,
+	// cancelled, missing interpreter...).
 	ExitEngine = 3
+	// ExitArgs: the arguments do not fit the tool: the function could not
+	// be called with them (a missing or unexpected argument name, Python's
+	// TypeError at the call itself), or --validate-args refused them.
+	ExitArgs = 4
 )
 
 // usageError marks errors in how the command was invoked.

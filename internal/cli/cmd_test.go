@@ -38,14 +38,14 @@ func TestCallFlags(t *testing.T) {
 	cmd := NewCmdCall(testEnv(), func(o *CallOptions) error { got = o; return nil })
 	err := parse(t, cmd, "--tools", "a", "--tools", "b", "--file", "f.py", "--host-config", "h.json", "--workspace", "/w",
 		"--python", "py3", "--timeout", "30s", "--no-coerce", "--llm", "http://x/v1#m", "--mcp-config", "m.json",
-		"--context", `{"user":"ada"}`, "--json", "-y", "--mount", "lib1", "--mount", "lib2", "--builtins", "--precise", "--validate-args",
+		"--mcp-server", "npx -y pkg", "--context", `{"user":"ada"}`, "--json", "-y", "--mount", "lib1", "--mount", "lib2", "--builtins", "--precise", "--validate-args",
 		"tool_greet", "name=Ada", "n=5")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := inventoryFlags{tools: []string{"a", "b"}, files: []string{"f.py"}, hostConfig: "h.json", workspace: "/w", python: "py3",
-		timeout: 30 * time.Second, noCoerce: true, llm: "http://x/v1#m", mcpConfig: "m.json", mounts: []string{"lib1", "lib2"},
-		builtins: true, precise: true, validate: true}
+		timeout: 30 * time.Second, noCoerce: true, llm: "http://x/v1#m", mcpConfig: "m.json", mcpServers: []string{"npx -y pkg"},
+		mounts: []string{"lib1", "lib2"}, builtins: true, precise: true, validate: true, status: io.Discard}
 	if diff := cmp.Diff(want, got.inv, cmp.AllowUnexported(inventoryFlags{}), cmp.Comparer(func(a, b func(string) string) bool { return true })); diff != "" {
 		t.Errorf("inventory flags mismatch (-want +got):\n%s", diff)
 	}

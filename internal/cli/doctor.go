@@ -161,10 +161,17 @@ func writeDoctor(w io.Writer, st sandbox.Status) {
 	if st.PidsController != "" {
 		cg += "; pids controller " + st.PidsController
 	}
-	row("cgroups", cg+" (lcp limits each run with rlimits in its own user namespace and leaves cgroups alone)")
+	row("cgroups", cg)
 	l := sandbox.Limits{}.WithDefaults()
-	row("limits per run", fmt.Sprintf("memory %s per process (RLIMIT_DATA), %d processes and threads, files up to %s, CPU %s per process, /tmp %s",
-		gib(l.Memory), l.Processes, gib(l.FileSize), l.CPUTime.Round(time.Second), gib(l.TmpSize)))
+	acc := sandbox.Accounting()
+	if strings.HasPrefix(acc, "cgroup") {
+		row("budget per run", fmt.Sprintf("memory %s for the whole run, disk %s of copy-on-write changes, %d processes and threads (%s, a control group per run)",
+			gib(l.TotalMemory), gib(l.Disk), l.Processes, acc))
+	} else {
+		row("budget per run", fmt.Sprintf("no control group lcp can use: per process limits and tmpfs sizes bound a run (%d processes and threads)", l.Processes))
+	}
+	row("limits per process", fmt.Sprintf("memory %s (RLIMIT_DATA), files up to %s, CPU %s, /tmp %s",
+		gib(l.Memory), gib(l.FileSize), l.CPUTime.Round(time.Second), gib(l.TmpSize)))
 	fmt.Fprintln(w)
 	if st.Available {
 		row("sandbox", "available")

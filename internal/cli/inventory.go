@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 	"github.com/lcptools/lcp/builtin/pylib"
 	"github.com/lcptools/lcp/llm"
 	"github.com/lcptools/lcp/mcp"
+	"github.com/lcptools/lcp/sandbox"
 	"github.com/spf13/pflag"
 )
 
@@ -38,11 +40,19 @@ type inventoryFlags struct {
 	stt        string
 	modelCfg   string
 	mcpConfig  string
-	mounts     []string
-	builtins   bool
-	precise    bool
-	validate   bool
-	sandbox    bool
+	mcpServers []string
+	// status receives the start-up progress of MCP servers (the
+	// command's stderr); nil says nothing.
+	status   io.Writer
+	mounts   []string
+	builtins bool
+	precise  bool
+	validate bool
+	sandbox  bool
+	// The budget of every sandboxed run (--sandbox-memory-mb, ...).
+	budgetMemoryMB, budgetDiskMB, budgetProcesses int
+	budgetTime                                    time.Duration
+	flags                                         *pflag.FlagSet // what register was given, to tell a flag given as 0
 	// pathsAsFindings: a missing --tools folder or --file is a finding
 	// of lcp check (an error) rather than a usage error.
 	pathsAsFindings bool
@@ -74,11 +84,13 @@ const (
 )
 
 func (f *inventoryFlags) register(fs *pflag.FlagSet, use inventoryUse) {
+	f.flags = fs
 	fs.StringArrayVar(&f.tools, "tools", nil, "a tools `folder` to scan (repeatable; default: the built-in library)")
 	fs.StringArrayVar(&f.files, "file", nil, "a single tool `file` to load (repeatable)")
 	fs.StringArrayVar(&f.mounts, "mount", nil, "mount a tool `library` by name beside the others: from the tools folders, else the built-in library (workspace_tools, system_shell, execute_python, user_interactive_tools...; repeatable)")
 	fs.BoolVar(&f.builtins, "builtins", false, "add the whole built-in library beside --tools and --file")
 	fs.StringVar(&f.mcpConfig, "mcp-config", "", "JSON `file` of MCP servers whose tools join the inventory as <alias>::<tool> (the mcpServers shape of desktop clients, or a list)")
+	fs.StringArrayVar(&f.mcpServers, "mcp-server", nil, "one MCP server without a config file: a `command` line ('npx -y @modelcontextprotocol/server-everything') or an http(s) URL, optionally as alias=...; its tools join as <alias>::<tool> (repeatable)")
 	fs.StringVar(&f.hostConfig, "host-config", "", "JSON `file` of host_tool_configs, keyed by library stem")
 	fs.StringVar(&f.autonomy, "autonomy", "", "autonomy `level` of the built-in libraries: strict, safe (the default) or full_access; a library's autonomy_level in --host-config wins")
 	fs.BoolVar(&f.precise, "precise", false, "precise schemas from Python annotations (Literal -> enum, list[int] -> array of integers, Optional -> not required); default: the LCP rule")
@@ -88,6 +100,10 @@ func (f *inventoryFlags) register(fs *pflag.FlagSet, use inventoryUse) {
 	fs.StringVar(&f.workspace, "workspace", "", "working `directory` of tool calls (default: the current directory)")
 	fs.StringVar(&f.python, "python", "", "Python `interpreter` for Python tools (default: python3 on PATH)")
 	fs.BoolVar(&f.sandbox, "sandbox", false, "run every Python tool library in the kernel sandbox (workspace writable, .git read-only, no network unless configured)")
+	fs.IntVar(&f.budgetMemoryMB, "sandbox-memory-mb", 0, "memory `MiB` of each sandboxed run as a whole: processes, tmpfs, shared memory, memfd, its copy-on-write layer (default 2048; a library's sandbox_run_memory_mb wins)")
+	fs.IntVar(&f.budgetDiskMB, "sandbox-disk-mb", 0, "`MiB` of new and changed files of each copy-on-write sandboxed run (default 1024; a library's sandbox_disk_mb wins)")
+	fs.IntVar(&f.budgetProcesses, "sandbox-processes", 0, "processes and threads of each sandboxed run at once (default 1024; a library's sandbox_processes wins)")
+	fs.DurationVar(&f.budgetTime, "sandbox-time", 0, "wall time of each sandboxed run, e.g. 10m (default: none beyond the tools' own time limit; a library's sandbox_time_seconds wins)")
 	if use < runsTools {
 		return
 	}
@@ -174,12 +190,22 @@ func (f *inventoryFlags) config() (*lcp.Config, error) {
 		}
 		cfg.HostToolConfigs = applyAutonomy(cfg.HostToolConfigs, level)
 	}
+	if err := f.budget(cfg); err != nil {
+		return nil, err
+	}
 	if f.mcpConfig != "" {
 		servers, err := mcp.LoadConfig(f.mcpConfig)
 		if err != nil {
 			return nil, usagef("--mcp-config: %v", err)
 		}
 		cfg.MCPServers = servers
+	}
+	if len(f.mcpServers) > 0 {
+		servers, err := serverFlags(f.mcpServers, cfg.MCPServers)
+		if err != nil {
+			return nil, err
+		}
+		cfg.MCPServers = append(cfg.MCPServers, servers...)
 	}
 	if err := f.models(cfg); err != nil {
 		return nil, err
@@ -274,6 +300,9 @@ func (f *inventoryFlags) engine(ctx context.Context, adjust func(*lcp.Config)) (
 	cfg, err := f.config()
 	if err != nil {
 		return nil, err
+	}
+	if f.status != nil && len(cfg.MCPServers) > 0 {
+		cfg.OnMCPStart = startNotes(f.status)
 	}
 	if adjust != nil {
 		adjust(cfg)
@@ -371,4 +400,29 @@ func describeChange(c lcp.Change) string {
 		return fmt.Sprintf("%d file(s) changed, same tools", len(c.Files))
 	}
 	return strings.Join(parts, " ")
+}
+
+// budget checks the budget flags and puts them in the configuration: a
+// value that is not a positive number is a usage error naming the flag
+// (pflag refuses what is not a number at all).
+func (f *inventoryFlags) budget(cfg *lcp.Config) error {
+	for _, fl := range []struct {
+		name string
+		v    int64
+		show string
+	}{{"--sandbox-memory-mb", int64(f.budgetMemoryMB), strconv.Itoa(f.budgetMemoryMB)},
+		{"--sandbox-disk-mb", int64(f.budgetDiskMB), strconv.Itoa(f.budgetDiskMB)},
+		{"--sandbox-processes", int64(f.budgetProcesses), strconv.Itoa(f.budgetProcesses)},
+		{"--sandbox-time", int64(f.budgetTime), f.budgetTime.String()}} {
+		given := f.flags != nil && f.flags.Changed(strings.TrimPrefix(fl.name, "--"))
+		if fl.v < 0 || fl.v == 0 && given {
+			return usagef("%s: %s is not allowed; want a positive value (leave the flag out for the default)", fl.name, fl.show)
+		}
+	}
+	if f.budgetMemoryMB > 1<<30 || f.budgetDiskMB > 1<<30 {
+		return usagef("--sandbox-memory-mb, --sandbox-disk-mb: at most %d MiB", 1<<30)
+	}
+	cfg.SandboxBudget = sandbox.Limits{TotalMemory: int64(f.budgetMemoryMB) << 20, Disk: int64(f.budgetDiskMB) << 20,
+		Processes: f.budgetProcesses, WallTime: f.budgetTime}
+	return nil
 }

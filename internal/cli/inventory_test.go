@@ -5,8 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lcptools/lcp/llm"
+	"github.com/lcptools/lcp/sandbox"
 )
 
 // TestModelFlags parses the flags of the models of the modalities and
@@ -92,5 +94,40 @@ func TestModelFlags(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) || ExitCode(err) != ExitUsage {
 			t.Errorf("%v: %v, want a usage error with %q", tt.args, err, tt.want)
 		}
+	}
+}
+
+// TestBudgetFlags: the budget flags reach the engine's configuration;
+// nonsense is a usage error naming the flag.
+func TestBudgetFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want sandbox.Limits
+		err  string
+	}{
+		{[]string{"--sandbox-memory-mb", "512", "--sandbox-disk-mb", "64", "--sandbox-processes", "32", "--sandbox-time", "2m"},
+			sandbox.Limits{TotalMemory: 512 << 20, Disk: 64 << 20, Processes: 32, WallTime: 2 * time.Minute}, ""},
+		{nil, sandbox.Limits{}, ""},
+		{[]string{"--sandbox-memory-mb", "-1"}, sandbox.Limits{}, "--sandbox-memory-mb: -1 is not allowed"},
+		{[]string{"--sandbox-processes", "0"}, sandbox.Limits{}, "--sandbox-processes: 0 is not allowed"},
+		{[]string{"--sandbox-disk-mb", "lots"}, sandbox.Limits{}, `invalid argument "lots" for "--sandbox-disk-mb"`},
+		{[]string{"--sandbox-time", "-5s"}, sandbox.Limits{}, "--sandbox-time: -5s is not allowed"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var got *CallOptions
+			err := parse(t, NewCmdCall(testEnv(), func(o *CallOptions) error { got = o; return nil }), append(tc.args, "tool_x")...)
+			if err == nil {
+				_, err = got.inv.config()
+				if err == nil && got.inv.flags != nil {
+					cfg, _ := got.inv.config()
+					if cfg.SandboxBudget != tc.want {
+						t.Errorf("budget %+v, want %+v", cfg.SandboxBudget, tc.want)
+					}
+				}
+			}
+			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+				t.Fatalf("err %v, want %q", err, tc.err)
+			}
+		})
 	}
 }

@@ -62,6 +62,7 @@ array of integers, Optional -> not required) instead of the LCP rule.`,
 		},
 	}
 	o.inv.register(cmd.Flags(), loadsTools)
+	o.inv.status = env.Stderr
 	cmd.Flags().StringVar(&o.format, "format", "lcp", "print a JSON array of specs in this `format`: lcp, openai, anthropic or mcp")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print a JSON array of specs (in the lcp format unless --format says another)")
 	cmd.Flags().BoolVar(&o.prompts, "prompts", false, "print the libraries' system prompts (tool_<stem>_prompt)")

@@ -43,17 +43,26 @@ type live struct {
 	width  func() int
 	now    func() time.Time
 
+	// tty is the terminal keys are typed on (Env.TTY), nil when none;
+	// its echo is off while a call runs (quietInput).
+	tty *os.File
+
 	mu      sync.Mutex
 	running bool
 	label   string
 	started time.Time
-	prog    progress
-	frame   int
-	drawn   bool // the status line is on the screen
-	paused  int  // prompts being shown
-	held    []string
-	dropped int // held lines dropped past maxHeld
-	partial map[string]*strings.Builder
+	// waited is the time spent in prompts since started, which the
+	// elapsed time leaves out; pausedAt is when the current prompt came.
+	waited   time.Duration
+	pausedAt time.Time
+	unquiet  func()
+	prog     progress
+	frame    int
+	drawn    bool // the status line is on the screen
+	paused   int  // prompts being shown
+	held     []string
+	dropped  int // held lines dropped past maxHeld
+	partial  map[string]*strings.Builder
 	// lastProgress is when a progress line was last printed (no status
 	// line, -v), lastMessage its message.
 	lastProgress time.Time
@@ -86,6 +95,7 @@ func newLive(env *Env, verbose bool) *live {
 		fd := int(f.Fd())
 		l.lines = true
 		l.spin = getenv("TERM") != "dumb" && enableVT(f.Fd())
+		l.tty = env.TTY
 		l.colour = l.spin && getenv("NO_COLOR") == ""
 		l.width = func() int {
 			if w, _, err := xterm.GetSize(fd); err == nil && w > 0 {
@@ -107,9 +117,12 @@ func (l *live) begin(label string) {
 		l.label = label
 		return
 	}
-	l.running, l.label, l.started, l.prog, l.frame = true, label, l.now(), progress{}, 0
+	l.running, l.label, l.started, l.prog, l.frame, l.waited = true, label, l.now(), progress{}, 0, 0
 	if !l.spin {
 		return
+	}
+	if l.tty != nil {
+		l.unquiet = quietInput(l.tty)
 	}
 	l.stop, l.done = make(chan struct{}), make(chan struct{})
 	go l.ticker(l.stop, l.done)
@@ -150,6 +163,10 @@ func (l *live) end() {
 	defer l.mu.Unlock()
 	l.running = false
 	l.erase()
+	if l.unquiet != nil {
+		l.unquiet()
+		l.unquiet = nil
+	}
 	// In a stable order: stdout before stderr.
 	for _, key := range slices.Sorted(maps.Keys(l.partial)) {
 		if b := l.partial[key]; b.Len() > 0 {
@@ -162,9 +179,28 @@ func (l *live) end() {
 
 // draw writes the status line in place; the caller holds mu.
 func (l *live) draw() {
-	text := statusText(l.frame, l.label, l.now().Sub(l.started), l.prog, l.width(), l.colour)
+	text := statusText(l.frame, l.label, l.elapsed(), l.prog, l.width(), l.colour)
 	_, _ = io.WriteString(l.w, eraseLine+text)
 	l.drawn = true
+}
+
+// elapsed is the time the call has run, less the time its prompts
+// waited for answers; the caller holds mu.
+func (l *live) elapsed() time.Duration {
+	now := l.now()
+	d := now.Sub(l.started) - l.waited
+	if l.paused > 0 {
+		d -= now.Sub(l.pausedAt)
+	}
+	return max(d, 0)
+}
+
+// promptWait is the time prompts waited for answers since the last
+// begin (it stays after end): lcp chat leaves it out of a call's time.
+func (l *live) promptWait() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.waited
 }
 
 // erase removes the status line; the caller holds mu.
@@ -307,6 +343,9 @@ func (l *live) pause() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.paused++
+	if l.paused == 1 {
+		l.pausedAt = l.now()
+	}
 	l.erase()
 }
 
@@ -318,6 +357,9 @@ func (l *live) resume() {
 	if l.paused > 0 {
 		return
 	}
+	if l.running {
+		l.waited += l.now().Sub(l.pausedAt)
+	}
 	held := l.held
 	l.held = nil
 	for _, line := range held {
@@ -327,7 +369,7 @@ func (l *live) resume() {
 		l.emit(l.indent + paint(l.colour, sgrDim, fmt.Sprintf("(%d more lines not shown)", l.dropped)))
 		l.dropped = 0
 	}
-	if l.running && l.spin && l.now().Sub(l.started) >= spinDelay {
+	if l.running && l.spin && l.elapsed() >= spinDelay {
 		l.draw()
 	}
 }

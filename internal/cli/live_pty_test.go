@@ -264,3 +264,24 @@ func TestLiveOnDumbTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestCallTypeaheadNotEchoed: keys typed while a call runs are not echoed
+// into the status line, and answer nothing: the approval then takes one
+// key, without Enter.
+func TestCallTypeaheadNotEchoed(t *testing.T) {
+	needPython(t)
+	dir := toolFolder(t, map[string]string{"work.py": workPy})
+	code, stdout, scr := onPty(t, []string{"call", "--tools", dir, "tool_work"}, map[string]string{"NO_COLOR": "1"}, func(scr *screen, key func(string)) {
+		scr.expect(t, "before approval")
+		key("qq")
+		scr.expect(t, "[a]lways: ")
+		key("y")
+		scr.expect(t, "after approval")
+	})
+	if code != 0 || stdout != "finished allow\n" {
+		t.Fatalf("exit %d, stdout %q\n%s", code, stdout, scr.shown())
+	}
+	if raw := scr.shown(); strings.Contains(raw, "qq") {
+		t.Errorf("the keys typed while the call ran were echoed:\n%q", raw)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -345,4 +346,33 @@ func TestBatchVerbose(t *testing.T) {
 	if stderr != "" {
 		t.Errorf("without -v, stderr %q", stderr)
 	}
+}
+
+// TestLiveElapsedLeavesOutPrompts: the elapsed time stops while a prompt
+// waits for the person and goes on after; promptWait says how long they
+// took (lcp chat leaves it out of a call's time). A fake clock.
+func TestLiveElapsedLeavesOutPrompts(t *testing.T) {
+	now := time.Unix(1000, 0)
+	l := &live{w: io.Discard, width: func() int { return 60 }, now: func() time.Time { return now }}
+	l.begin("tool_x")
+	now = now.Add(time.Second)
+	l.pause()
+	now = now.Add(10 * time.Second)
+	l.mu.Lock()
+	during := l.elapsed()
+	l.mu.Unlock()
+	l.resume()
+	now = now.Add(2 * time.Second)
+	l.mu.Lock()
+	after := l.elapsed()
+	l.mu.Unlock()
+	l.end()
+	if during != time.Second || after != 3*time.Second || l.promptWait() != 10*time.Second {
+		t.Errorf("elapsed %v while asking, %v after; waited %v", during, after, l.promptWait())
+	}
+	l.begin("tool_y")
+	if l.promptWait() != 0 {
+		t.Errorf("a new call starts with the wait of the last: %v", l.promptWait())
+	}
+	l.end()
 }

@@ -130,6 +130,7 @@ ids of a stateful replica, for a balancer that routes on them.`,
 		},
 	}
 	o.inv.register(cmd.Flags(), runsTools)
+	o.inv.status = env.Stderr
 	o.watch.register(cmd.Flags())
 	f := cmd.Flags()
 	f.BoolVar(&o.inspect, "inspect", false, "open the official MCP Inspector ("+inspectorPackage+", when installed) on this server over stdio")

@@ -120,7 +120,7 @@ environment.`,
 // passedFlags are the flags of lcp mcp install that the installed
 // lcp mcp gets, in the order it gets them; pathFlags name files.
 var (
-	passedFlags = []string{"tools", "file", "mount", "builtins", "mcp-config", "host-config", "autonomy", "precise",
+	passedFlags = []string{"tools", "file", "mount", "builtins", "mcp-config", "mcp-server", "host-config", "autonomy", "precise",
 		"workspace", "python", "sandbox", "timeout", "no-coerce", "validate-args", "llm", "watch", "yes", "approve"}
 	pathFlags = map[string]bool{"tools": true, "file": true, "mcp-config": true, "host-config": true, "workspace": true}
 )

@@ -74,6 +74,7 @@ taking calls, declines pending approvals and lets calls in flight finish
 		},
 	}
 	o.inv.register(cmd.Flags(), runsTools)
+	o.inv.status = env.Stderr
 	o.watch.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&o.addr, "addr", "127.0.0.1:7777", "listen `address` (host:port; port 0 picks a free one)")

@@ -54,7 +54,9 @@ type ServerOptions struct {
 	ExpiresIn int
 	// Deny makes the authorization endpoint redirect with this error.
 	Deny string
-	// Iss is sent as the iss parameter of the redirect when set.
+	// Iss is sent as the iss parameter of the redirect when set; the
+	// text ISSUER in it stands for the server's own issuer (so that
+	// "ISSUER/" is its trailing-slash variant).
 	Iss string
 	// AdvertiseIss sets authorization_response_iss_parameter_supported.
 	AdvertiseIss bool
@@ -192,7 +194,7 @@ func (a *AuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 	back := redirect.Query()
 	back.Set("state", q.Get("state"))
 	if a.opts.Iss != "" {
-		back.Set("iss", a.opts.Iss)
+		back.Set("iss", strings.ReplaceAll(a.opts.Iss, "ISSUER", a.Issuer()))
 	}
 	switch {
 	case a.opts.Deny != "":

@@ -494,8 +494,10 @@ func (h *Handler) authorizationCode(ctx context.Context, d *discovery, scopes []
 		return nil, err
 	}
 	// RFC 9207: the issuer in the response defends against mix-up attacks.
+	// It is compared as a string, exactly (section 2.4): no case folding,
+	// no trailing slash forgiven, whatever the metadata advertises.
 	switch {
-	case cb.iss != "" && !issuersEqual(cb.iss, d.meta.Issuer):
+	case cb.iss != "" && cb.iss != d.meta.Issuer:
 		return nil, fmt.Errorf("the authorization response comes from the issuer %q, not %q", clean(cb.iss), d.meta.Issuer)
 	case cb.iss == "" && d.meta.AuthorizationResponseIssParameterSupported:
 		return nil, fmt.Errorf("the authorization response lacks the iss parameter its server promises")

@@ -352,6 +352,7 @@ func TestRefusals(t *testing.T) {
 		{"no registration and no client", oauthtest.ServerOptions{NoRegistration: true}, oauthtest.ResourceOptions{}, "offers no dynamic client registration"},
 		{"the person refuses", oauthtest.ServerOptions{Deny: "access_denied"}, oauthtest.ResourceOptions{}, "the authorization server refused: access_denied"},
 		{"mix-up: another issuer answers", oauthtest.ServerOptions{Iss: "https://evil.example.com"}, oauthtest.ResourceOptions{}, "comes from the issuer"},
+		{"iss differs by a trailing slash", oauthtest.ServerOptions{Iss: "ISSUER/"}, oauthtest.ResourceOptions{}, "comes from the issuer"},
 		{"promised iss missing", oauthtest.ServerOptions{AdvertiseIss: true}, oauthtest.ResourceOptions{}, "lacks the iss parameter"},
 	}
 	for _, c := range cases {

@@ -60,42 +60,92 @@ type scenarioContext struct {
 	ClientSecret     string `json:"client_secret"`
 	PrivateKeyPEM    string `json:"private_key_pem"`
 	SigningAlgorithm string `json:"signing_algorithm"`
+	// ToolCalls are the calls a scenario asks for, when it names them.
+	ToolCalls []struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"toolCalls"`
 }
 
-// plan is what the fixture does for a scenario.
-type plan struct {
-	tool string          // the tool to call, empty for none
+// call is one tool call of a plan.
+type call struct {
+	tool string          // the tool to call
 	args json.RawMessage // its arguments
 	want string          // a text the result must contain, if any
 }
 
-func planFor(scenario string) (plan, error) {
+// plan is what the fixture does for a scenario: the calls it makes, in
+// order, after listing the tools.
+type plan struct {
+	calls []call
+	// listed calls every tool lcp lists, with a string for each of its
+	// required parameters: a scenario that serves tools lcp must refuse
+	// judges that the others are called and these never are.
+	listed bool
+}
+
+func planFor(scenario string, sc scenarioContext) (plan, error) {
+	one := func(tool, args, want string) plan {
+		return plan{calls: []call{{tool: tool, args: json.RawMessage(args), want: want}}}
+	}
 	switch {
-	case scenario == "initialize":
+	case len(sc.ToolCalls) > 0:
+		// The scenario says which calls to make (http-custom-headers).
+		var p plan
+		for _, c := range sc.ToolCalls {
+			args := c.Arguments
+			if len(args) == 0 {
+				args = json.RawMessage(`{}`)
+			}
+			p.calls = append(p.calls, call{tool: c.Name, args: args})
+		}
+		return p, nil
+	case scenario == "initialize", scenario == "request-metadata", scenario == "json-schema-ref-no-deref":
 		return plan{}, nil
 	case scenario == "tools_call":
-		return plan{tool: "add_numbers", args: json.RawMessage(`{"a":5,"b":3}`), want: "8"}, nil
+		return one("add_numbers", `{"a":5,"b":3}`, "8"), nil
 	case scenario == "elicitation-sep1034-client-defaults":
-		return plan{tool: "test_client_elicitation_defaults", args: json.RawMessage(`{}`), want: "Elicitation completed"}, nil
+		return one("test_client_elicitation_defaults", `{}`, "Elicitation completed"), nil
 	case scenario == "sse-retry":
-		return plan{tool: "test_reconnection", args: json.RawMessage(`{}`), want: "Reconnection test completed"}, nil
+		return one("test_reconnection", `{}`, "Reconnection test completed"), nil
+	case scenario == "sep-2322-client-request-state":
+		return plan{calls: []call{
+			{tool: "test_mrtr_echo_state", args: json.RawMessage(`{}`), want: "echo-state-ok"},
+			{tool: "test_mrtr_unrelated", args: json.RawMessage(`{}`), want: "unrelated-ok"},
+			{tool: "test_mrtr_no_state", args: json.RawMessage(`{}`), want: "no-state-ok"},
+			{tool: "test_mrtr_no_result_type", args: json.RawMessage(`{}`), want: "no-result-type-test-ok"},
+		}}, nil
+	case scenario == "http-standard-headers":
+		return plan{calls: []call{
+			{tool: "test_headers", args: json.RawMessage(`{}`), want: "Headers test completed"},
+			{tool: "my-hyphenated-tool", args: json.RawMessage(`{}`), want: "Headers test completed"},
+		}}, nil
+	case scenario == "http-invalid-tool-headers":
+		return plan{listed: true}, nil
 	case strings.HasPrefix(scenario, "auth/"):
-		return plan{tool: "test-tool", args: json.RawMessage(`{}`), want: "test"}, nil
+		return one("test-tool", `{}`, "test"), nil
 	}
 	return plan{}, fmt.Errorf("unknown scenario %q", scenario)
 }
 
+// argumentsFor is a string for each required parameter of a schema.
+func argumentsFor(schema json.RawMessage) json.RawMessage {
+	var s struct {
+		Required []string `json:"required"`
+	}
+	_ = json.Unmarshal(schema, &s)
+	args := map[string]string{}
+	for _, name := range s.Required {
+		args[name] = "x"
+	}
+	raw, _ := json.Marshal(args)
+	return raw
+}
+
 // serverConfig is the configuration entry of the suite's server, as a
 // user would write it.
-func serverConfig(url, scenario, rawContext string) (mcp.ServerConfig, error) {
+func serverConfig(url, scenario string, c scenarioContext) mcp.ServerConfig {
 	sc := mcp.ServerConfig{Alias: alias, Type: mcp.TypeHTTP, URL: url, OAuth: &oauth.Config{ClientID: cimdURL}}
-	if rawContext == "" {
-		return sc, nil
-	}
-	var c scenarioContext
-	if err := json.Unmarshal([]byte(rawContext), &c); err != nil {
-		return sc, fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
-	}
 	switch {
 	case c.ClientID == "":
 	case strings.HasPrefix(scenario, "auth/client-credentials"):
@@ -103,7 +153,7 @@ func serverConfig(url, scenario, rawContext string) (mcp.ServerConfig, error) {
 	default:
 		sc.OAuth = &oauth.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret}
 	}
-	return sc, nil
+	return sc
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
@@ -112,16 +162,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintln(stderr, "usage: MCP_CONFORMANCE_SCENARIO=<scenario> client <server URL>")
 		return 2
 	}
-	p, err := planFor(scenario)
+	var c scenarioContext
+	if raw := getenv("MCP_CONFORMANCE_CONTEXT"); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &c); err != nil {
+			fmt.Fprintln(stderr, "client: MCP_CONFORMANCE_CONTEXT:", err)
+			return 2
+		}
+	}
+	p, err := planFor(scenario, c)
 	if err != nil {
 		fmt.Fprintln(stderr, "client:", err)
 		return 2
 	}
-	sc, err := serverConfig(args[len(args)-1], scenario, getenv("MCP_CONFORMANCE_CONTEXT"))
-	if err != nil {
-		fmt.Fprintln(stderr, "client:", err)
-		return 2
-	}
+	sc := serverConfig(args[len(args)-1], scenario, c)
 	if err := sc.Validate(); err != nil {
 		fmt.Fprintln(stderr, "client:", err)
 		return 2
@@ -155,29 +208,35 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintln(stderr, "client:", d.Message)
 	}
 	fmt.Fprintf(stdout, "%d tools\n", len(infos))
-	if p.tool == "" {
-		if len(remote.Diagnostics()) > 0 {
-			return 1
+	if len(remote.Diagnostics()) > 0 {
+		return 1
+	}
+	calls := p.calls
+	if p.listed {
+		for _, info := range infos {
+			name := strings.TrimPrefix(info.Name, alias+mcp.Separator)
+			calls = append(calls, call{tool: name, args: argumentsFor(info.InputSchema)})
 		}
-		return 0
 	}
 
 	broker := hitl.New(person{}, nil)
 	defer broker.Close()
-	res, err := tool.Call(ctx, remote, alias+mcp.Separator+p.tool, p.args, &tool.CallOptions{Respond: broker.Respond})
-	if err != nil {
-		fmt.Fprintln(stderr, "client: calling", p.tool+":", err)
-		return 1
-	}
-	out := res.Output
-	fmt.Fprintf(stdout, "%s: %s\n", p.tool, out)
-	if !res.Success {
-		fmt.Fprintln(stderr, "client: the tool failed:", res.Error)
-		return 1
-	}
-	if p.want != "" && !strings.Contains(string(out), p.want) {
-		fmt.Fprintf(stderr, "client: the result of %s lacks %q\n", p.tool, p.want)
-		return 1
+	for _, cl := range calls {
+		res, err := tool.Call(ctx, remote, alias+mcp.Separator+cl.tool, cl.args, &tool.CallOptions{Respond: broker.Respond})
+		if err != nil {
+			fmt.Fprintln(stderr, "client: calling", cl.tool+":", err)
+			return 1
+		}
+		out := res.Output
+		fmt.Fprintf(stdout, "%s: %s\n", cl.tool, out)
+		if !res.Success {
+			fmt.Fprintln(stderr, "client: the tool failed:", res.Error)
+			return 1
+		}
+		if cl.want != "" && !strings.Contains(string(out), cl.want) {
+			fmt.Fprintf(stderr, "client: the result of %s lacks %q\n", cl.tool, cl.want)
+			return 1
+		}
 	}
 	return 0
 }

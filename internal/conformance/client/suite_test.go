@@ -67,13 +67,55 @@ func TestSuiteScenarios(t *testing.T) {
 		}
 	}
 
+	summary := runScenarios(t, node, cli, bin, scenarios, func(sc string) []string { return suitecli.VersionArgs(required, sc) })
+	t.Logf("MCP conformance suite 0.2.0-alpha.12 at %s, client scenarios (passed/total checks):\n%s", suitecli.Revision, suitecli.Summary(summary, 45))
+}
+
+// revision2026 is the stateless revision of MCP, whose client scenarios
+// TestSuiteScenarios2026 runs.
+const revision2026 = "2026-07-28"
+
+// TestSuiteScenarios2026 runs every client scenario the suite requires
+// for the 2026-07-28 revision, at that revision's wire: lcp's client
+// discovers the server (server/discover), sends the per-request _meta,
+// the Mcp-Method, Mcp-Name and Mcp-Param-* headers, refuses tools whose
+// header declarations are invalid, answers input_required results and
+// compares iss exactly. It fails on any failed check or warning, as
+// TestSuiteScenarios does.
+func TestSuiteScenarios2026(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the conformance suite takes about two minutes")
+	}
+	node, cli := suitecli.Find(t)
+	bin := filepath.Join(t.TempDir(), "lcp-conformance-client")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the fixture: %v\n%s", err, out)
+	}
+	required, err := suitecli.Required(node, cli, "client", revision2026)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(required) == 0 {
+		t.Fatalf("the suite requires no client scenario of %s", revision2026)
+	}
+	summary := runScenarios(t, node, cli, bin, required, func(string) []string { return []string{"--spec-version", revision2026} })
+	t.Logf("MCP conformance suite 0.2.0-alpha.12 at %s, client scenarios (passed/total checks):\n%s", revision2026, suitecli.Summary(summary, 45))
+}
+
+// runScenarios runs each scenario through the suite's CLI against the
+// fixture bin, with the version arguments args gives, and fails a
+// subtest on any failed check, any warning, a client that failed where it
+// should not, and a scenario that checked nothing. It returns one result
+// per scenario.
+func runScenarios(t *testing.T, node, cli, bin string, scenarios []string, args func(string) []string) []suitecli.Result {
 	var summary []suitecli.Result
 	for _, sc := range scenarios {
 		t.Run(strings.ReplaceAll(sc, "/", "_"), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 			defer cancel()
 			run := func() ([]byte, error) {
-				cmd := exec.CommandContext(ctx, node, append([]string{cli, "client", "--command", bin, "--scenario", sc}, suitecli.VersionArgs(required, sc)...)...)
+				cmd := exec.CommandContext(ctx, node, append([]string{cli, "client", "--command", bin, "--scenario", sc}, args(sc)...)...)
 				cmd.Dir = t.TempDir()
 				return cmd.CombinedOutput()
 			}
@@ -89,7 +131,7 @@ func TestSuiteScenarios(t *testing.T) {
 			summary = append(summary, suitecli.Check(t, sc, out, err))
 		})
 	}
-	t.Logf("MCP conformance suite 0.2.0-alpha.12 at %s, client scenarios (passed/total checks):\n%s", suitecli.Revision, suitecli.Summary(summary, 45))
+	return summary
 }
 
 // lateOnly reports whether the only problem of a run is sse-retry's

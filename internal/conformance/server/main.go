@@ -234,6 +234,7 @@ func nativeTools() (*native.Toolset, error) {
 		func(map[string]any) string { return "Please review your profile" })
 	form("test_elicitation_sep1330_enums", "Asks for a form with every kind of choice (SEP-1330).", enumsForm, "Elicitation completed: ",
 		func(map[string]any) string { return "Please make your choices" })
+	tools = append(tools, inputRequiredTools(&errs)...)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -344,4 +345,95 @@ func addResources(srv *mcp.Server) error {
 			data, _ := json.Marshal(map[string]any{"id": id, "templateTest": true, "data": "Data for ID: " + id})
 			return []tool.Content{tool.ResourceContent(uri, "application/json", string(data))}, nil
 		}})
+}
+
+// ask puts a form to the caller under a key of the tool's choosing (the
+// key of its input request on the 2026-07-28 wire) and returns the
+// answer, or a word that says it was declined.
+func ask(ctx context.Context, key, message, schema string) (map[string]any, string, error) {
+	resp, err := tool.Ask(ctx, &tool.Request{ID: key, Kind: tool.KindForm, Prompt: message, Schema: json.RawMessage(schema), Validate: true})
+	if err != nil {
+		return nil, "", err
+	}
+	if resp.Action != tool.Submit {
+		return nil, string(resp.Action), nil
+	}
+	v, _ := resp.Value.(map[string]any)
+	return v, "", nil
+}
+
+// inputRequiredTools are the tools of the multi-round-trip scenarios
+// (SEP-2322, input-required-result-*): they ask as any native tool does;
+// lcp's server turns each question into an input request.
+func inputRequiredTools(errs *[]error) []*native.Tool {
+	noArgs := json.RawMessage(`{"type":"object","properties":{}}`)
+	const (
+		nameForm  = `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`
+		okForm    = `{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`
+		colorForm = `{"type":"object","properties":{"color":{"type":"string"}},"required":["color"]}`
+	)
+	var out []*native.Tool
+	add := func(name, desc string, fn func(ctx context.Context) (any, error)) {
+		t, err := native.Func(tool.Info{Name: name, Description: desc, InputSchema: noArgs},
+			func(ctx context.Context, _ map[string]any) (any, error) { return fn(ctx) })
+		if err != nil {
+			*errs = append(*errs, err)
+			return
+		}
+		out = append(out, t.Interactive(tool.Capabilities{Form: true, FormValidation: true}))
+	}
+	add("test_input_required_result_elicitation", "Asks for the user's name, then greets them.", func(ctx context.Context) (any, error) {
+		v, no, err := ask(ctx, "user_name", "What is your name?", nameForm)
+		if err != nil || no != "" {
+			return "No name given (" + no + ")", err
+		}
+		return fmt.Sprintf("Hello, %v!", v["name"]), nil
+	})
+	add("test_input_required_result_sampling", "Asks the client's model for the capital of France.", func(ctx context.Context) (any, error) {
+		return tool.Generate(ctx, "What is the capital of France?", json.RawMessage(`{"n_predict":100}`))
+	})
+	confirm := func(name, desc string) {
+		add(name, desc, func(ctx context.Context) (any, error) {
+			v, no, err := ask(ctx, "confirm", "Please confirm", okForm)
+			if err != nil || no != "" {
+				return "Not confirmed (" + no + ")", err
+			}
+			return fmt.Sprintf("state-ok: ok=%v", v["ok"]), nil
+		})
+	}
+	confirm("test_input_required_result_request_state", "Asks for a confirmation; its answer comes back with the request state.")
+	confirm("test_input_required_result_tampered_state", "Asks for a confirmation whose request state is signed.")
+	add("test_input_required_result_multi_round", "Asks two questions, one after the other.", func(ctx context.Context) (any, error) {
+		v1, no, err := ask(ctx, "step1", "Step 1: What is your name?", nameForm)
+		if err != nil || no != "" {
+			return "Stopped at step 1 (" + no + ")", err
+		}
+		v2, no, err := ask(ctx, "step2", "Step 2: What is your favorite color?", colorForm)
+		if err != nil || no != "" {
+			return "Stopped at step 2 (" + no + ")", err
+		}
+		return fmt.Sprintf("%v likes %v", v1["name"], v2["color"]), nil
+	})
+	add("test_input_required_result_capabilities", "Asks the user, then the client's model: only what the client can answer is asked.", func(ctx context.Context) (any, error) {
+		v, no, err := ask(ctx, "user_name", "What is your name?", nameForm)
+		if err != nil {
+			return nil, err
+		}
+		text, err := tool.Generate(ctx, "Say hello", nil)
+		if err != nil {
+			return nil, err
+		}
+		return fmt.Sprintf("name: %v %s; model: %s", v["name"], no, text), nil
+	})
+	add("test_streaming_elicitation", "Answers at once: its response stream carries only its result.", func(context.Context) (any, error) {
+		return "stream observed: result frames only", nil
+	})
+	add("test_logging_tool", "Logs a record, then answers (clients that set no log level get no record).", func(ctx context.Context) (any, error) {
+		tool.Log(ctx, "info", "a record of test_logging_tool")
+		return "logged", nil
+	})
+	add("test_missing_capability", "Needs the client's model (sampling).", func(ctx context.Context) (any, error) {
+		return tool.Generate(ctx, "Say hello", nil)
+	})
+	return out
 }

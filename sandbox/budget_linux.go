@@ -1,0 +1,247 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// budgetPoll is how often lcp reads the kernel's counters of a running
+// run: going over a budget ends the run within about this long.
+const budgetPoll = 100 * time.Millisecond
+
+// budget watches the budget of one run from the host.
+type budget struct {
+	cmd    *exec.Cmd
+	limits Limits
+	group  *runGroup // nil: no control groups (the rlimits bound the run)
+	gateW  *os.File  // the init starts the command once lcp writes a byte here
+	layer  *os.File  // the size-capped tmpfs of the copy-on-write layer, or nil
+
+	mu       sync.Mutex
+	exceeded string
+	placeErr error
+	stop     chan struct{}
+	stopOnce sync.Once
+	watching sync.WaitGroup // the watch, which reads the layer
+}
+
+// accounting names what bounds the run's totals.
+func (g *budget) accounting() string {
+	if g.group != nil {
+		return "cgroup v" + strconv.Itoa(g.group.version)
+	}
+	return "rlimits"
+}
+
+// prepareBudget makes the run's control groups and the gate the init
+// waits at, before the Box's configuration is written. Failing to limit
+// a hierarchy that is there is an error: nothing runs unconfined.
+func (b *Box) prepareBudget(cmd *exec.Cmd) error {
+	l := b.policy.Limits
+	g := &budget{cmd: cmd, limits: l, stop: make(chan struct{})}
+	b.budget = g
+	if l.TotalMemory > 0 || l.Processes > 0 {
+		group, err := newRunGroup(l)
+		if err != nil {
+			return err
+		}
+		g.group = group
+	}
+	if g.group != nil {
+		r, w, err := os.Pipe()
+		if err != nil {
+			g.group.remove()
+			return err
+		}
+		b.gateR, g.gateW = r, w
+	}
+	b.onStarted, b.onEnded, b.onClose = g.started, g.ended, g.close
+	return nil
+}
+
+// started puts the init in its groups and lets it go on (it has built the
+// sandbox meanwhile), then watches the counters while the run lasts.
+func (g *budget) started() {
+	p := g.cmd.Process
+	if g.gateW != nil {
+		if p != nil {
+			if err := g.group.place(p.Pid); err != nil {
+				g.mu.Lock()
+				g.placeErr = err
+				g.mu.Unlock()
+			} else {
+				_, _ = g.gateW.Write([]byte{1})
+			}
+		}
+		g.gateW.Close() // without the byte, the init does not run the command
+	}
+	if p == nil {
+		return
+	}
+	if g.limits.WallTime > 0 {
+		t := time.AfterFunc(g.limits.WallTime, func() { g.over(BudgetTime) })
+		go func() { <-g.stop; t.Stop() }()
+	}
+	if g.group != nil || g.layer != nil {
+		g.watching.Go(g.watch)
+	}
+}
+
+// watch reads the counters until the run ends.
+func (g *budget) watch() {
+	t := time.NewTicker(budgetPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-g.stop:
+			return
+		case <-t.C:
+		}
+		if what := g.check(); what != "" {
+			g.over(what)
+			return
+		}
+	}
+}
+
+// check says which budget the kernel's counters show went over.
+func (g *budget) check() string {
+	if g.group != nil {
+		u := g.group.read()
+		switch {
+		case u.oomKills > 0:
+			return BudgetMemory
+		case u.pidsDenied > 0:
+			return BudgetProcesses
+		}
+	}
+	if g.layer != nil && layerFull(g.layer) {
+		return BudgetDisk
+	}
+	return ""
+}
+
+// layerFull reports whether the copy-on-write layer's filesystem is full
+// (a write there failed with ENOSPC, or is about to).
+func layerFull(f *os.File) bool {
+	var st unix.Statfs_t
+	if unix.Fstatfs(int(f.Fd()), &st) != nil {
+		return false
+	}
+	return st.Bavail*uint64(st.Bsize) < 1<<20 || st.Files > 0 && st.Ffree == 0
+}
+
+// over records the first budget the run went over and ends the run.
+func (g *budget) over(what string) {
+	g.mu.Lock()
+	first := g.exceeded == ""
+	if first {
+		g.exceeded = what
+	}
+	g.mu.Unlock()
+	if first && g.cmd.Process != nil {
+		_ = g.cmd.Process.Signal(os.Kill)
+	}
+}
+
+// ended fills in the report once the run has ended: the budget it went
+// over (the counters are read a last time), its peak memory.
+func (g *budget) ended(r *Report) {
+	g.stopOnce.Do(func() { close(g.stop) })
+	r.Accounting = g.accounting()
+	if g.group != nil {
+		r.PeakMemory = g.group.read().peakMemory
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.exceeded == "" {
+		g.exceeded = g.check()
+	}
+	r.Exceeded = g.exceeded
+	if g.placeErr != nil && r.SetupErr != nil {
+		r.SetupErr = &SetupError{Step: "budget", Err: g.placeErr}
+	}
+}
+
+// close removes the run's groups and releases its layer.
+func (g *budget) close() {
+	g.stopOnce.Do(func() { close(g.stop) })
+	g.watching.Wait()
+	if g.gateW != nil {
+		g.gateW.Close()
+	}
+	g.group.remove()
+	if g.layer != nil {
+		g.layer.Close()
+	}
+}
+
+// makeLayerFS gives the run's copy-on-write layer a filesystem of its
+// own, a tmpfs of the disk budget's size (lcp is root: it can make one
+// without a mount point, which disappears with the last descriptor, a
+// crash included). The tmpfs must keep user extended attributes (overlay
+// needs them in a user namespace; Linux 6.6 and later); ok is false when
+// it cannot be made, and the layer stays in the temporary folder.
+func (b *Box) makeLayerFS() (ok bool) {
+	l := b.policy.Limits
+	if !b.id.root || l.Disk <= 0 {
+		return false
+	}
+	fsfd, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fsfd)
+	inodes := l.Disk / 4096
+	if inodes < 1024 {
+		inodes = 1024
+	}
+	for _, kv := range [][2]string{{"size", strconv.FormatInt(l.Disk, 10)}, {"nr_inodes", strconv.FormatInt(inodes, 10)},
+		{"mode", "0700"}, {"uid", strconv.Itoa(b.id.hostUID)}, {"gid", strconv.Itoa(b.id.hostGID)}} {
+		if unix.FsconfigSetString(fsfd, kv[0], kv[1]) != nil {
+			return false
+		}
+	}
+	if unix.FsconfigCreate(fsfd) != nil {
+		return false
+	}
+	mfd, err := unix.Fsmount(fsfd, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV)
+	if err != nil {
+		return false
+	}
+	f := os.NewFile(uintptr(mfd), "lcp-sandbox-layer")
+	root := fmt.Sprintf("/proc/self/fd/%d", mfd)
+	for _, d := range []string{"upper", "work"} {
+		p := filepath.Join(root, d)
+		if os.Mkdir(p, 0o700) != nil || os.Lchown(p, b.id.hostUID, b.id.hostGID) != nil {
+			f.Close()
+			return false
+		}
+	}
+	if unix.Lsetxattr(filepath.Join(root, "work"), "user.lcp.probe", []byte("1"), 0) != nil {
+		f.Close()
+		return false
+	}
+	_ = unix.Lremovexattr(filepath.Join(root, "work"), "user.lcp.probe")
+	b.budget.layer = f
+	b.layerRoot = root
+	return true
+}
+
+// layerHandOver returns a descriptor of the layer's mount for the init,
+// which attaches it: the host keeps its own, to read the changes after
+// the run.
+func (b *Box) layerHandOver() (*os.File, error) {
+	fd, err := unix.FcntlInt(b.budget.layer.Fd(), unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), "lcp-sandbox-layer"), nil
+}

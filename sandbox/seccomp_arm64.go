@@ -1,0 +1,57 @@
+//go:build linux && arm64
+
+package sandbox
+
+import "golang.org/x/sys/unix"
+
+// nativeArch is the aarch64 system-call table of the seccomp filter.
+var nativeArch = &sysArch{
+	name:  "aarch64",
+	audit: unix.AUDIT_ARCH_AARCH64,
+	x32:   false,
+	nr: map[string]uint32{
+		"io_uring_setup":    unix.SYS_IO_URING_SETUP,
+		"io_uring_enter":    unix.SYS_IO_URING_ENTER,
+		"io_uring_register": unix.SYS_IO_URING_REGISTER,
+		"keyctl":            unix.SYS_KEYCTL,
+		"add_key":           unix.SYS_ADD_KEY,
+		"request_key":       unix.SYS_REQUEST_KEY,
+		"bpf":               unix.SYS_BPF,
+		"perf_event_open":   unix.SYS_PERF_EVENT_OPEN,
+		"userfaultfd":       unix.SYS_USERFAULTFD,
+		"kexec_load":        unix.SYS_KEXEC_LOAD,
+		"kexec_file_load":   unix.SYS_KEXEC_FILE_LOAD,
+		"init_module":       unix.SYS_INIT_MODULE,
+		"finit_module":      unix.SYS_FINIT_MODULE,
+		"delete_module":     unix.SYS_DELETE_MODULE,
+		"mount":             unix.SYS_MOUNT,
+		"umount2":           unix.SYS_UMOUNT2,
+		"pivot_root":        unix.SYS_PIVOT_ROOT,
+		"chroot":            unix.SYS_CHROOT,
+		"open_tree":         unix.SYS_OPEN_TREE,
+		"move_mount":        unix.SYS_MOVE_MOUNT,
+		"fsopen":            unix.SYS_FSOPEN,
+		"fsconfig":          unix.SYS_FSCONFIG,
+		"fsmount":           unix.SYS_FSMOUNT,
+		"fspick":            unix.SYS_FSPICK,
+		"mount_setattr":     unix.SYS_MOUNT_SETATTR,
+		"open_by_handle_at": unix.SYS_OPEN_BY_HANDLE_AT,
+		"setns":             unix.SYS_SETNS,
+		"unshare":           unix.SYS_UNSHARE,
+		"clone":             unix.SYS_CLONE,
+		"clone3":            unix.SYS_CLONE3,
+		"ptrace":            unix.SYS_PTRACE,
+		"swapon":            unix.SYS_SWAPON,
+		"swapoff":           unix.SYS_SWAPOFF,
+		"reboot":            unix.SYS_REBOOT,
+		"acct":              unix.SYS_ACCT,
+		"settimeofday":      unix.SYS_SETTIMEOFDAY,
+		"clock_settime":     unix.SYS_CLOCK_SETTIME,
+		"clock_adjtime":     unix.SYS_CLOCK_ADJTIME,
+		"adjtimex":          unix.SYS_ADJTIMEX,
+		"quotactl":          unix.SYS_QUOTACTL,
+		"vhangup":           unix.SYS_VHANGUP,
+		"ioctl":             unix.SYS_IOCTL,
+		"personality":       unix.SYS_PERSONALITY,
+	},
+}
