@@ -39,6 +39,11 @@ func (p *Pool) interpreter() (name, exe string, err error) {
 	cmd := exec.CommandContext(ctx, path, "-E", "-s", "-c", probeScript)
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
+	if err != nil && ctx.Err() != nil {
+		// Killed by the start budget, not broken: say so, since a busy
+		// machine is the likely cause and "signal: killed" reads as a crash.
+		return name, "", &InterpreterError{Python: name, Err: fmt.Errorf("it did not answer within %v (the start budget; a busy machine can need more)", p.opts.StartTimeout)}
+	}
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if msg != "" {
