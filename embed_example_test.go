@@ -180,3 +180,55 @@ func TestEmbeddingDoc(t *testing.T) {
 		}
 	}
 }
+
+// The seeds' binding config, read by its key names: tools_folder_path is
+// the alias of tools_folders.
+func Example_bindingConfig() {
+	cfg, err := lcp.ParseBindingConfig([]byte(`{"tools_folder_path": "./my_tools"}`))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(cfg.ToolsFolders)
+	// Output: [./my_tools]
+}
+
+// A typed tool with a scalar input takes one required argument, value.
+func Example_scalarInput() {
+	ctx := context.Background()
+	double, err := native.Typed("double", "Doubles a number.",
+		func(_ context.Context, v int64) (int64, error) { return v * 2, nil })
+	if err != nil {
+		panic(err)
+	}
+	natives, err := native.New(nil, double)
+	if err != nil {
+		panic(err)
+	}
+	res, err := tool.Call(ctx, natives, "double", json.RawMessage(`{"value": 21}`), nil)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Success, res.Text())
+	// Output: true 42
+}
+
+// The engine's confirmation handler can be swapped at any time; it
+// reaches tools already loaded and calls in flight.
+func Example_swapConfirmHandler() {
+	ctx := context.Background()
+	natives, _ := native.New(nil, cleanCache())
+	eng, err := lcp.New(ctx, &lcp.Config{Toolsets: []tool.Toolset{natives}})
+	if err != nil {
+		panic(err)
+	}
+	defer eng.Close()
+	eng.SetConfirmHandler(func(ctx context.Context, r *tool.Request) (tool.Decision, string) {
+		if strings.HasPrefix(r.Label, "delete") {
+			return tool.Reject, "deleting is not allowed in this session"
+		}
+		return tool.Allow, ""
+	})
+	res := eng.ExecuteTool(ctx, "tool_clean_cache", json.RawMessage(`{"dir": "build/.cache"}`))
+	fmt.Println(res.Success, res.Text())
+	// Output: true Cleaned build/.cache.
+}
