@@ -120,6 +120,7 @@ func TestMCPCommandFlagErrors(t *testing.T) {
 		{[]string{"mcp", "--http", "127.0.0.1:0", "--no-token", "--token", "x"}, "contradicts --token"},
 		{[]string{"mcp", "--token", "x"}, "go with --http"},
 		{[]string{"mcp", "--stateless"}, "go with --http"},
+		{[]string{"mcp", "--tasks"}, "go with --http"},
 		{[]string{"mcp", "--json-response"}, "go with --http"},
 		{[]string{"mcp", "--http", "127.0.0.1:0", "--json-response", "--stateless"}, "keeps none"},
 		{[]string{"mcp", "--http", "127.0.0.1:0", "--replica-id", "a b"}, "only ASCII letters"},
