@@ -83,6 +83,10 @@ type HTTPOptions struct {
 	MaxInflightBytes int64
 	// Metrics, when set, is served at /metrics behind the bearer token.
 	Metrics http.Handler
+	// Wrap, when set, wraps the MCP endpoint's handler in Serve (at "/mcp"
+	// and "/"), e.g. with TasksHandler; the health and metrics endpoints
+	// are not wrapped.
+	Wrap func(http.Handler) http.Handler
 	// PollAfter, when positive, closes the event stream of a call still
 	// running after this long, asking its client to reconnect (SSE
 	// polling, SEP-1699; clients of revision 2025-11-25 and later): the
@@ -533,6 +537,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, opts *HTTPOptions) 
 				o.Metrics.ServeHTTP(w, r)
 			}
 		}))
+	}
+	if o.Wrap != nil {
+		h = o.Wrap(h)
 	}
 	mux.Handle("/mcp", h)
 	mux.Handle("/", h)

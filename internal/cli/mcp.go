@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"syscall"
@@ -47,6 +48,7 @@ type MCPOptions struct {
 	replicas     []string // ID=URL of the other stateless replicas
 	metricsAddr  string
 	jsonResponse bool
+	tasks        bool // serve MCP's tasks extension (--tasks)
 	// The limits (see mcp.ServerOptions and mcp.HTTPOptions).
 	maxSessions        int
 	sessionIdle        time.Duration
@@ -95,6 +97,12 @@ listener of its own. On SIGTERM or Ctrl-C the server drains: new sessions
 and calls get 503, questions waiting for a person are declined, calls in
 flight have --drain-timeout to finish; those still running then are
 cancelled, each answered with an error that says so.
+
+--tasks serves MCP's tasks extension to clients of the 2026-07-28 wire
+that declare it: their tools/call requests answer at once with a task,
+which they poll with tasks/get, answer with tasks/update (a question of
+the tool) and stop with tasks/cancel. Other clients are served as before;
+the same Host, Origin and token checks apply.
 
 Replicas: --stateless keeps no session, so any replica serves any
 request behind a round-robin balancer; --replica-id ID starts the session
@@ -146,6 +154,7 @@ ids of a stateful replica, for a balancer that routes on them.`,
 	f.StringVar(&o.replicaID, "replica-id", "", "start every session id with this `id` and a dot, for a balancer that routes sessions to their replica")
 	f.StringArrayVar(&o.replicas, "replica", nil, "with --stateless and --replica-id: another replica, as `ID=URL` (its MCP endpoint), to which the retries of a call it holds are forwarded (repeatable)")
 	f.BoolVar(&o.jsonResponse, "json-response", false, "answer each request of a session with one JSON body instead of an event stream (less CPU; progress and questions then need the client's GET stream)")
+	f.BoolVar(&o.tasks, "tasks", false, "serve MCP's tasks extension (2026-07-28 wire): a client that declares it gets each tools/call as a task it polls with tasks/get")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics on this `address` without a token (default: on the MCP address, behind the token)")
 	f.IntVar(&o.maxSessions, "max-sessions", mcp.DefaultMaxSessions, "sessions kept at once; -1 for no limit (0: the default)")
 	f.DurationVar(&o.sessionIdle, "session-idle", mcp.DefaultSessionTimeout, "close sessions idle for this long")
@@ -174,10 +183,10 @@ func isAddress(s string) bool {
 // checkHTTP checks the flags that go with --http and returns the
 // bearer token to require ("" with --no-token).
 func (o *MCPOptions) checkHTTP() (token string, generated bool, err error) {
-	httpOnly := o.token != "" || o.noToken || len(o.origins) > 0 || len(o.hosts) > 0 || o.stateless || o.replicaID != "" || len(o.replicas) > 0 || o.metricsAddr != "" || o.jsonResponse
+	httpOnly := o.token != "" || o.noToken || len(o.origins) > 0 || len(o.hosts) > 0 || o.stateless || o.replicaID != "" || len(o.replicas) > 0 || o.metricsAddr != "" || o.jsonResponse || o.tasks
 	if !o.useHTTP {
 		if httpOnly {
-			return "", false, usagef("--token, --no-token, --allow-origin, --allow-host, --stateless, --replica-id, --metrics-addr and --json-response go with --http")
+			return "", false, usagef("--token, --no-token, --allow-origin, --allow-host, --stateless, --replica-id, --metrics-addr, --json-response and --tasks go with --http")
 		}
 		return "", false, nil
 	}
@@ -381,6 +390,19 @@ func runMCP(o *MCPOptions) error {
 		fmt.Fprintf(env.Stderr, "lcp: metrics at %s\n", murl)
 	} else {
 		httpOpts.Metrics = m.Handler()
+	}
+	if o.tasks {
+		// Only requests of the 2026-07-28 wire whose client declares the
+		// extension become tasks; the rest pass to the server unchanged.
+		tasks := mcp.NewTasks(eng, nil)
+		defer tasks.Close()
+		guardOpts := *httpOpts
+		httpOpts.Wrap = func(h http.Handler) http.Handler {
+			return mcp.TasksHandler(h, tasks, &mcp.TaskHTTPOptions{
+				Support: func(string) mcp.TaskSupport { return mcp.TaskOptional },
+				HTTP:    &guardOpts,
+			})
+		}
 	}
 	abort, stop := secondSignal(env)
 	defer stop()

@@ -5,11 +5,13 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -118,6 +120,7 @@ func TestMCPCommandFlagErrors(t *testing.T) {
 		{[]string{"mcp", "--http", "127.0.0.1:0", "--no-token", "--token", "x"}, "contradicts --token"},
 		{[]string{"mcp", "--token", "x"}, "go with --http"},
 		{[]string{"mcp", "--stateless"}, "go with --http"},
+		{[]string{"mcp", "--tasks"}, "go with --http"},
 		{[]string{"mcp", "--json-response"}, "go with --http"},
 		{[]string{"mcp", "--http", "127.0.0.1:0", "--json-response", "--stateless"}, "keeps none"},
 		{[]string{"mcp", "--http", "127.0.0.1:0", "--replica-id", "a b"}, "only ASCII letters"},
@@ -269,5 +272,121 @@ func TestMCPCommandTokenHealthMetrics(t *testing.T) {
 		if !strings.Contains(stderr.String(), "call ended") || !strings.Contains(stderr.String(), "call_id=") {
 			t.Errorf("the log does not show the call with its id: %s", stderr.String())
 		}
+	}
+}
+
+// TestMCPCommandTasks serves --http --tasks and runs one long call as a
+// task of MCP's tasks extension: tools/call answers a task at once, and
+// tasks/get follows it until it completes with the tool's result.
+func TestMCPCommandTasks(t *testing.T) {
+	needPython(t)
+	dir := t.TempDir()
+	flag := filepath.Join(dir, "go")
+	src := `"""A call that lasts until the test lets it end."""
+import os, time
+
+
+def tool_slow(flag: str):
+    """Waits for the file flag, then answers done.
+
+    Args:
+        flag: the file to wait for
+    """
+    while not os.path.exists(flag):
+        time.sleep(0.01)
+    return {"success": True, "output": "done"}
+`
+	if err := os.WriteFile(filepath.Join(dir, "slow.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := defaultMCPOptions()
+	o.http, o.useHTTP, o.token, o.tasks = "127.0.0.1:0", true, "0123456789abcdef-token", true
+	o.inv.tools = []string{dir}
+	urls := make(chan string, 1)
+	o.ready = func(u string) { urls <- u }
+	var stderr syncBuffer
+	env := &Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" }}
+	ctx, cancel := context.WithCancel(context.Background())
+	o.env, o.ctx = env, ctx
+	done := make(chan error, 1)
+	go func() { done <- runMCP(o) }()
+	var url string
+	select {
+	case url = <-urls:
+	case err := <-done:
+		t.Fatalf("lcp mcp --http --tasks: %v", err)
+	case <-time.After(2 * time.Minute):
+		t.Fatal("no endpoint")
+	}
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
+	post := func(body, token string) (int, map[string]json.RawMessage) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+			_, data, _ := strings.Cut(string(raw), "data: ")
+			raw = []byte(strings.TrimSpace(data))
+		}
+		var m map[string]json.RawMessage
+		if resp.StatusCode == http.StatusOK {
+			if err := json.Unmarshal(raw, &m); err != nil {
+				t.Fatalf("answer %q: %v", raw, err)
+			}
+		}
+		return resp.StatusCode, m
+	}
+	args, _ := json.Marshal(map[string]string{"flag": flag})
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tool_slow","arguments":` + string(args) + `,` + meta + `}}`
+	if code, _ := post(call, ""); code != http.StatusUnauthorized {
+		t.Errorf("a call without the token: %d, want 401", code)
+	}
+	_, m := post(call, o.token)
+	var created struct {
+		ResultType string `json:"resultType"`
+		TaskID     string `json:"taskId"`
+	}
+	if err := json.Unmarshal(m["result"], &created); err != nil || created.ResultType != "task" || created.TaskID == "" {
+		t.Fatalf("tools/call answered %s %s", m["result"], m["error"])
+	}
+	get := `{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"` + created.TaskID + `",` + meta + `}}`
+	if _, m := post(get, o.token); !strings.Contains(string(m["result"]), `"status":"working"`) {
+		t.Errorf("tasks/get before the end answered %s %s", m["result"], m["error"])
+	}
+	if err := os.WriteFile(flag, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Minute) // a hang detector, not a timing
+	for {
+		_, m := post(get, o.token)
+		res := string(m["result"])
+		if strings.Contains(res, `"status":"completed"`) {
+			if !strings.Contains(res, `"done"`) {
+				t.Errorf("the completed task holds %s", res)
+			}
+			break
+		}
+		if !strings.Contains(res, `"status":"working"`) || time.Now().After(deadline) {
+			t.Fatalf("tasks/get answered %s %s", res, m["error"])
+		}
+		runtime.Gosched()
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("runMCP = %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("lcp mcp --http --tasks did not stop")
 	}
 }
