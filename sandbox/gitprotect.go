@@ -45,6 +45,7 @@ type gitFinder struct {
 	ws   string
 	out  []gitPath
 	seen map[string]bool // git dirs and config files already read
+	dirs []string        // the git dirs found, in order
 }
 
 func (g *gitFinder) add(p, why string) {
@@ -135,6 +136,7 @@ func (g *gitFinder) repo(top, gitdir string) error {
 		return nil
 	}
 	g.seen[gitdir] = true
+	g.dirs = append(g.dirs, gitdir)
 	where := g.rel(top)
 	g.add(gitdir, "the git dir of the repository in "+where+": git runs its hooks and configuration")
 	common := gitdir

@@ -126,6 +126,9 @@ func (b *Box) planWorkspace(p *mountPlan) error {
 			if err != nil {
 				return err
 			}
+			if b.knownGitDirs, err = gitDirs(ws); err != nil {
+				return err
+			}
 			for _, d := range paths {
 				p.add(mountEntry{Kind: mountRebind, Dst: d.Path, Optional: true})
 			}
