@@ -132,6 +132,11 @@ func (b *Box) planWorkspace(p *mountPlan) error {
 			for _, d := range paths {
 				p.add(mountEntry{Kind: mountRebind, Dst: d.Path, Optional: true})
 			}
+		} else if known, err := gitDirs(ws); err == nil {
+			// Writable version control still does not let a repository
+			// the run creates keep hooks (newrepos.go). A configuration
+			// lcp cannot parse leaves the set unknown: nothing is moved.
+			b.knownGitDirs = known
 		}
 	default:
 		p.add(mountEntry{Kind: mountBind, Dst: ws, Src: ws, ReadOnly: true})
