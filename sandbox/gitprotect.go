@@ -34,11 +34,21 @@ const maxGitIncludes = 10
 // (existing or not), and each program a configuration names by a path.
 // A configuration git could not read either is an error naming the file.
 func gitPaths(ws string) ([]gitPath, error) {
+	g, err := findGit(ws)
+	if err != nil {
+		return nil, err
+	}
+	return g.out, nil
+}
+
+// findGit searches ws for repositories once: the finder holds what
+// gitPaths returns and the git dirs (gitDirs).
+func findGit(ws string) (*gitFinder, error) {
 	g := &gitFinder{ws: filepath.Clean(ws), seen: map[string]bool{}}
 	if err := g.walk(); err != nil {
 		return nil, err
 	}
-	return g.out, nil
+	return g, nil
 }
 
 type gitFinder struct {

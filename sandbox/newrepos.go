@@ -16,15 +16,19 @@ const disabledSuffix = ".lcp-disabled"
 // gitDirs returns the git dirs of the repositories in ws, found as
 // gitPaths finds them.
 func gitDirs(ws string) (map[string]bool, error) {
-	g := &gitFinder{ws: filepath.Clean(ws), seen: map[string]bool{}}
-	if err := g.walk(); err != nil {
+	g, err := findGit(ws)
+	if err != nil {
 		return nil, err
 	}
+	return g.gitDirSet(), nil
+}
+
+func (g *gitFinder) gitDirSet() map[string]bool {
 	out := make(map[string]bool, len(g.dirs))
 	for _, d := range g.dirs {
 		out[d] = true
 	}
-	return out, nil
+	return out
 }
 
 // neutraliseNewRepos finds the repositories in ws whose git dir is not in
