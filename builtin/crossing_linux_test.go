@@ -59,3 +59,19 @@ func TestShellKillInit(t *testing.T) {
 		t.Fatalf("output %q", out)
 	}
 }
+
+// TestStrictDisablesNewRepoHooks: a repository the shell tool creates in
+// strict keeps its files but not its hook; the output says so.
+func TestStrictDisablesNewRepoHooks(t *testing.T) {
+	needSandbox(t)
+	e := newEnv(t, "strict")
+	e.decision = tool.Allow
+	res := e.call(shellTool, map[string]any{"command": "git init -q x && printf '#!/bin/sh\\necho pwned\\n' > x/.git/hooks/pre-commit && chmod +x x/.git/hooks/pre-commit && echo done"})
+	out, _ := res["output"].(string)
+	if !strings.Contains(out, "[sandbox] new repository x/.git: hooks disabled: pre-commit (moved to x/.git/hooks.lcp-disabled)") {
+		t.Fatalf("output %q (%v)", out, res)
+	}
+	if e.read("x/.git/hooks.lcp-disabled/pre-commit") != "#!/bin/sh\necho pwned\n" {
+		t.Errorf("the hook was not kept aside: %q", e.read("x/.git/hooks.lcp-disabled/pre-commit"))
+	}
+}

@@ -204,6 +204,7 @@ func (b *lib) runSandboxed(ctx context.Context, j *job, level autonomy.Level, se
 	res := shape(out, spec, j.what, j.payload)
 	res["sandbox"] = sandboxInfo(pol, set.Allow)
 	noteLimits(res, out, rep)
+	noteNewRepos(res, rep)
 	for _, what := range noteBlocked(res, out, pol) {
 		reportDenial(ctx, what)
 	}
@@ -431,6 +432,23 @@ func noteLimits(res map[string]any, out *proc.Outcome, rep *sandbox.Report) {
 		out, _ := res["output"].(string)
 		res["output"] = strings.TrimRight(out, "\n") + "\n[sandbox] it reached " + hit + "; its output may be incomplete."
 	}
+}
+
+// noteNewRepos tells the model (and the user reading the call) what lcp
+// disabled in the repositories the run created: their planted hooks and
+// programs would otherwise run at the user's next git command.
+func noteNewRepos(res map[string]any, rep *sandbox.Report) {
+	if len(rep.NewRepos) == 0 {
+		return
+	}
+	res["new_repositories"] = rep.NewRepos
+	out, _ := res["output"].(string)
+	var b strings.Builder
+	b.WriteString(strings.TrimRight(out, "\n"))
+	for _, l := range rep.NewRepos {
+		b.WriteString("\n[sandbox] " + l)
+	}
+	res["output"] = b.String()
 }
 
 // blockedSigns are what programs print when the sandbox denies them

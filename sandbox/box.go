@@ -32,6 +32,12 @@ type Box struct {
 	onEnded   func(*Report)
 	onClose   func()
 
+	// knownGitDirs are the git dirs a Write run found at plan time
+	// (nil when it did not look): those it creates are neutralised
+	// once it has ended (newrepos.go).
+	knownGitDirs map[string]bool
+	newReposDone bool
+
 	mu      sync.Mutex
 	started bool
 	closed  bool
@@ -73,6 +79,11 @@ type Report struct {
 	// "cgroup v2", or "rlimits" (per process limits and tmpfs sizes
 	// only).
 	Accounting string
+	// NewRepos says, one line each, what lcp disabled in the
+	// repositories a Write run created, so that nothing the run planted
+	// there runs at the user's next git command ("new repository x:
+	// hooks disabled: pre-commit (moved to x/.git/hooks.lcp-disabled)").
+	NewRepos []string
 }
 
 // The budgets a run can go over (Report.Exceeded).
@@ -219,12 +230,21 @@ func (b *Box) Report() *Report {
 	<-b.ended
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.knownGitDirs != nil && !b.newReposDone && b.report != nil {
+		b.newReposDone = true
+		lines, err := neutraliseNewRepos(b.policy.Workspace, b.knownGitDirs)
+		b.report.NewRepos = lines
+		if err != nil {
+			b.report.Warnings = append(b.report.Warnings, "new repositories: "+err.Error())
+		}
+	}
 	if b.onEnded != nil {
 		b.onEnded(b.report)
 		b.onEnded = nil
 	}
 	c := *b.report
 	c.Warnings = append([]string(nil), b.report.Warnings...)
+	c.NewRepos = append([]string(nil), b.report.NewRepos...)
 	return &c
 }
 

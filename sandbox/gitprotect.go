@@ -34,17 +34,28 @@ const maxGitIncludes = 10
 // (existing or not), and each program a configuration names by a path.
 // A configuration git could not read either is an error naming the file.
 func gitPaths(ws string) ([]gitPath, error) {
+	g, err := findGit(ws)
+	if err != nil {
+		return nil, err
+	}
+	return g.out, nil
+}
+
+// findGit searches ws for repositories once: the finder holds what
+// gitPaths returns and the git dirs (gitDirs).
+func findGit(ws string) (*gitFinder, error) {
 	g := &gitFinder{ws: filepath.Clean(ws), seen: map[string]bool{}}
 	if err := g.walk(); err != nil {
 		return nil, err
 	}
-	return g.out, nil
+	return g, nil
 }
 
 type gitFinder struct {
 	ws   string
 	out  []gitPath
 	seen map[string]bool // git dirs and config files already read
+	dirs []string        // the git dirs found, in order
 }
 
 func (g *gitFinder) add(p, why string) {
@@ -135,6 +146,7 @@ func (g *gitFinder) repo(top, gitdir string) error {
 		return nil
 	}
 	g.seen[gitdir] = true
+	g.dirs = append(g.dirs, gitdir)
 	where := g.rel(top)
 	g.add(gitdir, "the git dir of the repository in "+where+": git runs its hooks and configuration")
 	common := gitdir

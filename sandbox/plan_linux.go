@@ -122,13 +122,19 @@ func (b *Box) planWorkspace(p *mountPlan) error {
 		p.add(mountEntry{Kind: mountBind, Dst: ws, Src: ws})
 		p.readWrite = append(p.readWrite, ws)
 		if !pol.WritableVCS {
-			paths, err := vcsPaths(ws)
+			paths, known, err := vcsPaths(ws)
 			if err != nil {
 				return err
 			}
+			b.knownGitDirs = known
 			for _, d := range paths {
 				p.add(mountEntry{Kind: mountRebind, Dst: d.Path, Optional: true})
 			}
+		} else if known, err := gitDirs(ws); err == nil {
+			// Writable version control still does not let a repository
+			// the run creates keep hooks (newrepos.go). A configuration
+			// lcp cannot parse leaves the set unknown: nothing is moved.
+			b.knownGitDirs = known
 		}
 	default:
 		p.add(mountEntry{Kind: mountBind, Dst: ws, Src: ws, ReadOnly: true})
@@ -143,28 +149,29 @@ func (b *Box) planWorkspace(p *mountPlan) error {
 // created empty (a file when it is the path itself, else a folder), so
 // that it can be shown read-only: git reads an empty include as no
 // configuration and cannot run an empty program.
-func vcsPaths(ws string) ([]gitPath, error) {
+// It also returns the git dirs found.
+func vcsPaths(ws string) ([]gitPath, map[string]bool, error) {
 	var out []gitPath
 	for _, d := range VCSDirs {
 		if _, err := os.Lstat(filepath.Join(ws, d)); err == nil {
 			out = append(out, gitPath{Path: filepath.Join(ws, d), Why: "a version control folder"})
 		}
 	}
-	found, err := gitPaths(ws)
+	finder, err := findGit(ws)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	for _, g := range found {
+	for _, g := range finder.out {
 		if slices.ContainsFunc(out, func(q gitPath) bool { return within(g.Path, q.Path) }) {
 			continue
 		}
 		p, err := placeholder(ws, g.Path)
 		if err != nil {
-			return nil, fmt.Errorf("sandbox: %s (%s) cannot be kept read-only: %w", g.Path, g.Why, err)
+			return nil, nil, fmt.Errorf("sandbox: %s (%s) cannot be kept read-only: %w", g.Path, g.Why, err)
 		}
 		out = append(out, gitPath{Path: p, Why: g.Why})
 	}
-	return out, nil
+	return out, finder.gitDirSet(), nil
 }
 
 // placeholder returns the part of p, inside ws, to show read-only: p when

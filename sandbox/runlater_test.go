@@ -76,3 +76,20 @@ func TestClassifyRunLater(t *testing.T) {
 		}
 	}
 }
+
+// TestClassifyNewRepo: in a copy-on-write run, what a new repository
+// holds (its hooks, its configuration, the ".git" file of a separate git
+// dir) is asked about, like any change under a version control folder.
+func TestClassifyNewRepo(t *testing.T) {
+	cs := &ChangeSet{Workspace: t.TempDir(), Changes: []Change{
+		{Path: "x/.git/hooks/pre-commit", Kind: Added, Type: "file"},
+		{Path: "x/.git/config", Kind: Added, Type: "file"},
+		{Path: "y/.git", Kind: Added, Type: "file"},
+	}}
+	cs.classify()
+	for _, c := range cs.Changes {
+		if !c.Risky || c.Why == "" {
+			t.Errorf("%s: risky %v (%q), want asked", c.Path, c.Risky, c.Why)
+		}
+	}
+}
