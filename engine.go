@@ -75,6 +75,12 @@ type Config struct {
 	Python string
 	// CallTimeout limits each call; zero means no limit.
 	CallTimeout time.Duration
+	// StoppedLimit is how long a Python worker with calls in flight may
+	// stay stopped (SIGSTOP, SIGTSTP, a debugger; Linux only) before it is
+	// killed, its calls failing with an error that says so (see
+	// worker.Options.StoppedLimit). Zero means the default (10s),
+	// negative never.
+	StoppedLimit time.Duration
 	// MemoryLimit caps each Python worker's address space in bytes; zero
 	// means no limit.
 	MemoryLimit int64
@@ -283,6 +289,7 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 		Wrap:           e.wrapWorker,
 		OnProcess:      e.cfg.OnWorker,
 		MaxResultBytes: e.cfg.MaxResultBytes,
+		StoppedLimit:   e.cfg.StoppedLimit,
 	}
 	if e.cfg.Watch {
 		// Files change under the workers: no __pycache__ whose second-
