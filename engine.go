@@ -255,6 +255,13 @@ type Engine struct {
 // New builds the engine's inventory. Problems with individual tool files
 // are diagnostics (Diagnostics), not errors; an invalid configuration (an
 // unknown autonomy level, say) is an error.
+// workerStartTimeout is the start budget of the engine's Python workers;
+// zero is the worker package's default (30 s, a user's budget for a cold
+// start). The tests set it to their two-minute hang detector, so that a
+// machine busy enough to stretch python3's start past 30 s cannot fail a
+// test that is not about the budget.
+var workerStartTimeout time.Duration
+
 func New(ctx context.Context, cfg *Config) (*Engine, error) {
 	e := &Engine{}
 	if cfg != nil {
@@ -283,6 +290,7 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 		sets = append(sets, e.builtins)
 	}
 	poolOpts := &worker.Options{
+		StartTimeout:   workerStartTimeout,
 		Python:         e.cfg.Python,
 		MemoryLimit:    e.cfg.MemoryLimit,
 		Logger:         e.cfg.Logger,
