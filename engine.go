@@ -252,9 +252,6 @@ type Engine struct {
 	handlers handlers
 }
 
-// New builds the engine's inventory. Problems with individual tool files
-// are diagnostics (Diagnostics), not errors; an invalid configuration (an
-// unknown autonomy level, say) is an error.
 // workerStartTimeout is the start budget of the engine's Python workers;
 // zero is the worker package's default (30 s, a user's budget for a cold
 // start). The tests set it to their two-minute hang detector, so that a
@@ -262,6 +259,9 @@ type Engine struct {
 // test that is not about the budget.
 var workerStartTimeout time.Duration
 
+// New builds the engine's inventory. Problems with individual tool files
+// are diagnostics (Diagnostics), not errors; an invalid configuration (an
+// unknown autonomy level, say) is an error.
 func New(ctx context.Context, cfg *Config) (*Engine, error) {
 	e := &Engine{}
 	if cfg != nil {
