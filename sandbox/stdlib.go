@@ -105,3 +105,53 @@ func hasInit(dir string) bool {
 	}
 	return false
 }
+
+// PythonPathShadows returns the shadows (as PythonShadows finds them) in
+// the folders Python searches before the standard library that lie in the
+// workspace: first (the working folder of python -c and python -, or a
+// script's folder), then each entry of pythonPath (the value of
+// PYTHONPATH; an empty or relative entry is taken from the workspace,
+// the working folder of every run). Each shadow is named by its path
+// relative to the workspace, with a slash, sorted and without repeats.
+// Entries outside the workspace are the host's own and are not judged. An
+// error means a folder could not be judged; the caller asks.
+func PythonPathShadows(workspace, first, pythonPath string) ([]string, error) {
+	root, err := filepath.EvalSymlinks(workspace)
+	if err != nil {
+		return nil, fmt.Errorf("python shadow check: %w", err)
+	}
+	dirs := []string{first}
+	if pythonPath != "" {
+		dirs = append(dirs, filepath.SplitList(pythonPath)...)
+	}
+	var out []string
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(workspace, d)
+		}
+		real, err := filepath.EvalSymlinks(d)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // Python skips a missing folder; one made later is a new file, judged then
+		}
+		if err != nil {
+			return nil, fmt.Errorf("python shadow check: %w", err)
+		}
+		rel, err := filepath.Rel(root, real)
+		if err != nil || rel != "." && !filepath.IsLocal(rel) {
+			continue
+		}
+		found, err := PythonShadows(real)
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range found {
+			shown := filepath.ToSlash(filepath.Join(rel, name))
+			if strings.HasSuffix(name, string(filepath.Separator)) {
+				shown += "/" // a package
+			}
+			out = append(out, shown)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
