@@ -93,6 +93,9 @@ func (e *Engine) wrapWorker(cmd *exec.Cmd, lib worker.Library, ws string, calls 
 		}
 		return nil, fmt.Errorf("library %s: %w", stem, err)
 	}
+	if mode == sandbox.Write {
+		e.kept.Store(stem+"\x00"+ws, box.KeptReadOnly())
+	}
 	// A worker writes its workspace directly: the box holds nothing to
 	// read back once the process runs; its proxy serves it while it lives.
 	return func() {
@@ -169,4 +172,38 @@ func (e *Engine) egressDenied(stem string, calls func() []context.Context) func(
 			e.cfg.OnEvent(ev)
 		}
 	}
+}
+
+// maxKeptLines is how many read-only paths a confirmation lists.
+const maxKeptLines = 8
+
+// confirmNote is the note of every confirmation a call of a sandboxed
+// library asks (binding.Options.ConfirmNote): where its worker runs, and
+// for a workspace-write library what the sandbox keeps read-only, so
+// that the person knows what an approval lets the library change. The
+// list is the one the running worker's sandbox was planned with; before
+// a worker has started, the workspace's current one.
+func (e *Engine) confirmNote(stem, ws string) string {
+	set, mode, boxed, err := e.sandboxMode(stem)
+	if err != nil || !boxed {
+		return ""
+	}
+	net := networkText(set)
+	if mode == sandbox.ReadOnly {
+		return fmt.Sprintf("The library %s runs in the sandbox: the workspace read-only, %s.", stem, net)
+	}
+	var kept []string
+	if v, ok := e.kept.Load(stem + "\x00" + ws); ok {
+		kept = v.([]string)
+	} else if kept, err = sandbox.KeptReadOnly(ws); err != nil {
+		return fmt.Sprintf("The library %s runs in the sandbox, writing the workspace directly; %v, so its worker does not start.", stem, err)
+	}
+	note := fmt.Sprintf("The library %s runs in the sandbox, writing the workspace directly (%s).", stem, net)
+	if len(kept) == 0 {
+		return note + " The workspace holds no version control folder or git file to keep read-only."
+	}
+	if len(kept) > maxKeptLines {
+		kept = append(kept[:maxKeptLines:maxKeptLines], fmt.Sprintf("and %d more", len(kept)-maxKeptLines))
+	}
+	return note + " Kept read-only:\n- " + strings.Join(kept, "\n- ")
 }

@@ -37,6 +37,9 @@ type Box struct {
 	// once it has ended (newrepos.go).
 	knownGitDirs map[string]bool
 	newReposDone bool
+	// keptReadOnly describes what a Write run's mounts keep read-only
+	// (KeptReadOnly's lines), for confirmations.
+	keptReadOnly []string
 
 	mu      sync.Mutex
 	started bool
@@ -131,6 +134,14 @@ func (b *Box) Upper() string {
 	}
 	return filepath.Join(b.tmp, "upper")
 }
+
+// KeptReadOnly describes, one line each ("sub/.git: the git dir of …",
+// relative to the workspace), what the run's mounts keep read-only in
+// its workspace: the version control folders and what git runs or loads
+// from them, as they were when Wrap planned a Write run (a repository
+// the run creates later is not in it; see docs/sandbox.md). Nil for
+// other modes and when the policy made version control writable.
+func (b *Box) KeptReadOnly() []string { return b.keptReadOnly }
 
 // Policy returns the policy the run has (limits with their defaults).
 func (b *Box) Policy() Policy { return b.policy }
