@@ -81,6 +81,9 @@ func (e *Engine) wrapWorker(cmd *exec.Cmd, lib worker.Library, ws string, calls 
 	}
 	pol := set.Policy(ws, mode, extra, paths)
 	pol.Limits = pol.Limits.Budget(e.cfg.SandboxBudget)
+	// The disk budget of a worker, which writes the workspace directly,
+	// bounds what each call writes, not the worker's whole life.
+	pol.Idle = func() bool { return len(calls()) == 0 }
 	var proxy *egress.Proxy
 	if !pol.Network {
 		proxy = egress.New(&egress.Options{Allow: set.Allow, Ask: e.askEgress(stem, calls), OnDeny: e.egressDenied(stem, calls), Logger: e.cfg.Logger})

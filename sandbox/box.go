@@ -71,6 +71,8 @@ type Report struct {
 	MaxRSS int64
 	// Limits are the limits the run had.
 	Limits Limits
+	// Mode is how the run showed the workspace (what Disk counted).
+	Mode Mode
 	// Exceeded names the budget the run went over, which ended it:
 	// BudgetMemory, BudgetDisk, BudgetProcesses or BudgetTime; "" when
 	// none.
@@ -106,6 +108,9 @@ func (r *Report) BudgetText() string {
 	case BudgetMemory:
 		return fmt.Sprintf("the memory budget (%s for the whole run)", sizeText(l.TotalMemory))
 	case BudgetDisk:
+		if r.Mode == Write {
+			return fmt.Sprintf("the disk budget (%s written to the workspace)", sizeText(l.Disk))
+		}
 		return fmt.Sprintf("the disk budget (%s of new and changed files)", sizeText(l.Disk))
 	case BudgetProcesses:
 		return fmt.Sprintf("the process budget (%d processes and threads at once)", l.Processes)
@@ -171,7 +176,7 @@ func (b *Box) releaseLocked() {
 		f.Close()
 	}
 	b.childFiles = nil
-	r := &Report{Limits: b.policy.Limits}
+	r := &Report{Limits: b.policy.Limits, Mode: b.policy.Mode}
 	b.report = r
 	if b.egressR != nil {
 		b.serveEgress(b.egressR)

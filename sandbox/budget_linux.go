@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -24,6 +25,13 @@ type budget struct {
 	group  *runGroup // nil: no control groups (the rlimits bound the run)
 	gateW  *os.File  // the init starts the command once lcp writes a byte here
 	layer  *os.File  // the size-capped tmpfs of the copy-on-write layer, or nil
+	// writes is set for a Write run with a disk budget: the bytes its
+	// processes write are counted (diskwrites_linux.go), from base on;
+	// idle, when set, moves base to the current count whenever it
+	// reports the run idle (a worker between calls).
+	writes bool
+	idle   func() bool
+	base   atomic.Int64
 
 	mu       sync.Mutex
 	exceeded string
@@ -48,6 +56,9 @@ func (b *Box) prepareBudget(cmd *exec.Cmd) error {
 	l := b.policy.Limits
 	g := &budget{cmd: cmd, limits: l, stop: make(chan struct{})}
 	b.budget = g
+	if b.policy.Mode == Write && l.Disk > 0 && ioAccounting() {
+		g.writes, g.idle = true, b.policy.Idle
+	}
 	if l.TotalMemory > 0 || l.Processes > 0 {
 		group, err := newRunGroup(l)
 		if err != nil {
@@ -90,7 +101,7 @@ func (g *budget) started() {
 		t := time.AfterFunc(g.limits.WallTime, func() { g.over(BudgetTime) })
 		go func() { <-g.stop; t.Stop() }()
 	}
-	if g.group != nil || g.layer != nil {
+	if g.group != nil || g.layer != nil || g.writes {
 		g.watching.Go(g.watch)
 	}
 }
@@ -125,6 +136,15 @@ func (g *budget) check() string {
 	}
 	if g.layer != nil && layerFull(g.layer) {
 		return BudgetDisk
+	}
+	if g.writes && g.cmd.Process != nil {
+		n := g.runWrites(g.cmd.Process.Pid)
+		if g.idle != nil && g.idle() {
+			g.base.Store(n)
+		}
+		if n-g.base.Load() > g.limits.Disk {
+			return BudgetDisk
+		}
 	}
 	return ""
 }
@@ -260,4 +280,11 @@ func (b *Box) layerHandOver() (*os.File, error) {
 		return nil, err
 	}
 	return os.NewFile(uintptr(fd), "lcp-sandbox-layer"), nil
+}
+
+// exceededNow is the budget the run has gone over so far ("" for none).
+func (g *budget) exceededNow() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.exceeded
 }

@@ -91,6 +91,12 @@ type Policy struct {
 	GivenEnv []string
 	// Limits bound the run's resources; zero fields take the defaults.
 	Limits Limits
+	// Idle, when set, reports whether a long-lived Write run is between
+	// units of work (a library's worker with no call in flight): the
+	// bytes its disk budget counts start again from there, so that the
+	// budget bounds each call rather than the worker's whole life. It is
+	// called from the budget's watch, about every 100 ms.
+	Idle func() bool
 	// NoSeccomp starts the run without the seccomp filter that denies
 	// system calls no tool needs (io_uring, keyrings, bpf, new namespaces,
 	// mounts, ptrace attach, ...; see docs/sandbox.md). LCP_SECCOMP=off in
@@ -117,7 +123,12 @@ type Limits struct {
 	TotalMemory int64
 	// Disk caps the copy-on-write layer of the workspace (changed and new
 	// files), in bytes, where lcp can give it a size-capped filesystem
-	// (lcp runs as root); it is part of TotalMemory as well.
+	// (lcp runs as root); it is part of TotalMemory as well. A Write run
+	// has no layer: Disk caps the bytes its processes write to storage,
+	// net of what they delete before it reaches the disk, as the
+	// kernel's per-process I/O accounting counts them (read about every
+	// 100 ms, so a fast writer can go past it by what it writes in that
+	// time; each file stays within FileSize).
 	Disk int64
 	// WallTime ends the run after this long; zero or negative means none
 	// (the built-in tools have their own time limit).
