@@ -83,7 +83,7 @@ func (e *Engine) wrapWorker(cmd *exec.Cmd, lib worker.Library, ws string, calls 
 	pol.Limits = pol.Limits.Budget(e.cfg.SandboxBudget)
 	// The disk budget of a worker, which writes the workspace directly,
 	// bounds what each call writes, not the worker's whole life.
-	pol.Idle = func() bool { return len(calls()) == 0 }
+	pol.Unit = func() string { return callUnit(calls()) }
 	var proxy *egress.Proxy
 	if !pol.Network {
 		proxy = egress.New(&egress.Options{Allow: set.Allow, Ask: e.askEgress(stem, calls), OnDeny: e.egressDenied(stem, calls), Logger: e.cfg.Logger})
@@ -209,4 +209,17 @@ func (e *Engine) confirmNote(stem, ws string) string {
 		kept = append(kept[:maxKeptLines:maxKeptLines], fmt.Sprintf("and %d more", len(kept)-maxKeptLines))
 	}
 	return note + " Kept read-only:\n- " + strings.Join(kept, "\n- ")
+}
+
+// callUnit names the calls in flight on a worker by their ids, for the
+// disk budget's count per call (sandbox.Policy.Unit).
+func callUnit(cs []context.Context) string {
+	ids := make([]string, 0, len(cs))
+	for _, c := range cs {
+		if r := tool.CallFromContext(c); r != nil {
+			ids = append(ids, r.CallID)
+		}
+	}
+	slices.Sort(ids)
+	return strings.Join(ids, " ")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -288,5 +289,64 @@ func TestWorkspaceWriteConfirmListsProtected(t *testing.T) {
 				t.Errorf("notes.txt: %q %v", b, err)
 			}
 		})
+	}
+}
+
+// TestPythonLibraryDiskBudget: a workspace-write worker writes the
+// workspace directly; a call that writes more than the disk budget ends
+// the worker (the log names the budget), while calls that each stay
+// within it keep going however much they write together.
+func TestPythonLibraryDiskBudget(t *testing.T) {
+	needPython(t)
+	if st := sandbox.Probe(); !st.Available {
+		t.Skipf("the kernel sandbox is unavailable here: %s", st.Reason)
+	}
+	if _, err := os.Stat("/proc/self/io"); err != nil {
+		t.Skip("no per-process I/O accounting here")
+	}
+	tools := t.TempDir()
+	lib := `def tool_write(name: str, mb: int) -> int:
+    """Writes mb MiB to name.
+
+    Args:
+        name: the file
+        mb: how much
+    """
+    chunk = b"x" * (1 << 20)
+    with open(name, "wb") as f:
+        for _ in range(mb):
+            f.write(chunk)
+    return mb
+`
+	if err := os.WriteFile(filepath.Join(tools, "writer.py"), []byte(lib), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	eng, err := lcp.New(context.Background(), &lcp.Config{ToolsFolders: []string{tools}, Workspace: t.TempDir(),
+		HostToolConfigs: map[string]map[string]any{"writer": {"sandbox": "workspace-write"}},
+		SandboxBudget:   sandbox.Limits{Disk: 32 << 20}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	// Six calls of 8 MiB: 48 MiB in all, each within the budget.
+	for i := range 6 {
+		args := fmt.Sprintf(`{"name": "part%d.bin", "mb": 8}`, i)
+		if res := eng.ExecuteTool(context.Background(), "tool_write", json.RawMessage(args)); !res.Success {
+			t.Fatalf("call %d within the budget: %+v (log %s)", i, res, logs.String())
+		}
+	}
+	if res := eng.ExecuteTool(context.Background(), "tool_write", json.RawMessage(`{"name": "big.bin", "mb": 1000}`)); res.Success {
+		t.Fatalf("1000 MiB in a 32 MiB budget: %+v", res)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(logs.String(), "32 MiB written to the workspace") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(logs.String(), "32 MiB written to the workspace") {
+		t.Errorf("the log does not name the disk budget: %s", logs.String())
+	}
+	if res := eng.ExecuteTool(context.Background(), "tool_write", json.RawMessage(`{"name": "after.bin", "mb": 1}`)); !res.Success {
+		t.Fatalf("the next call: %+v", res)
 	}
 }

@@ -26,12 +26,15 @@ type budget struct {
 	gateW  *os.File  // the init starts the command once lcp writes a byte here
 	layer  *os.File  // the size-capped tmpfs of the copy-on-write layer, or nil
 	// writes is set for a Write run with a disk budget: the bytes its
-	// processes write are counted (diskwrites_linux.go), from base on;
-	// idle, when set, moves base to the current count whenever it
-	// reports the run idle (a worker between calls).
-	writes bool
-	idle   func() bool
-	base   atomic.Int64
+	// processes write are counted (diskwrites_linux.go), from base on.
+	// unit (Policy.Unit) names the run's unit of work; when it changes,
+	// base moves to the previous reading, last.
+	writes   bool
+	unit     func() string
+	unitMu   sync.Mutex
+	lastUnit string
+	last     int64
+	base     atomic.Int64
 
 	mu       sync.Mutex
 	exceeded string
@@ -57,7 +60,7 @@ func (b *Box) prepareBudget(cmd *exec.Cmd) error {
 	g := &budget{cmd: cmd, limits: l, stop: make(chan struct{})}
 	b.budget = g
 	if b.policy.Mode == Write && l.Disk > 0 && ioAccounting() {
-		g.writes, g.idle = true, b.policy.Idle
+		g.writes, g.unit = true, b.policy.Unit
 	}
 	if l.TotalMemory > 0 || l.Processes > 0 {
 		group, err := newRunGroup(l)
@@ -139,8 +142,15 @@ func (g *budget) check() string {
 	}
 	if g.writes && g.cmd.Process != nil {
 		n := g.runWrites(g.cmd.Process.Pid)
-		if g.idle != nil && g.idle() {
-			g.base.Store(n)
+		if g.unit != nil {
+			u := g.unit()
+			g.unitMu.Lock()
+			if u != g.lastUnit {
+				g.base.Store(g.last)
+				g.lastUnit = u
+			}
+			g.last = n
+			g.unitMu.Unlock()
 		}
 		if n-g.base.Load() > g.limits.Disk {
 			return BudgetDisk

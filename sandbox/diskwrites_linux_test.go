@@ -59,25 +59,29 @@ func TestBudgetWrites(t *testing.T) {
 	}
 }
 
-// TestBudgetWritesIdle: with Policy.Idle (a worker between calls), the
-// budget counts from the last moment the run was idle: 48 MB written
-// while idle do not count against a 40 MiB budget, 48 MB more after it
-// went busy do.
-func TestBudgetWritesIdle(t *testing.T) {
+// TestBudgetWritesUnit: with Policy.Unit (a worker's calls), the budget
+// counts each unit from the reading before the watch first saw it: two
+// units of 24 MB each stay within a 40 MiB budget (48 MB together), a
+// third of 48 MB goes over. The script waits at a gate file between
+// units; the test moves on once the watch has read each phase (hang
+// detector: the context).
+func TestBudgetWritesUnit(t *testing.T) {
 	requireIOAccounting(t)
 	ws := t.TempDir()
 	os.Chmod(ws, 0o755)
-	var idle atomic.Bool
-	idle.Store(true)
+	var unit atomic.Value
+	unit.Store("call-1")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	script := `head -c 48000000 /dev/zero > a.bin; : > phase1
-		while [ ! -e go ]; do sleep 0.05; done
-		head -c 48000000 /dev/zero > b.bin; echo second; sleep 300`
+	script := `head -c 24000000 /dev/zero > a.bin; : > done1
+		while [ ! -e go2 ]; do sleep 0.05; done
+		head -c 24000000 /dev/zero > b.bin; : > done2
+		while [ ! -e go3 ]; do sleep 0.05; done
+		head -c 48000000 /dev/zero > c.bin; echo third; sleep 300`
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", script)
 	cmd.Dir = ws
 	box, err := Wrap(cmd, &Policy{Workspace: ws, Mode: Write, Env: []string{"PATH=/usr/local/bin:/usr/bin:/bin"},
-		Limits: Limits{Disk: 40 << 20, WallTime: 5 * time.Minute}, Idle: idle.Load})
+		Limits: Limits{Disk: 40 << 20, WallTime: 5 * time.Minute}, Unit: func() string { return unit.Load().(string) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,19 +91,36 @@ func TestBudgetWritesIdle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Wait (hang detector: the context) until the first file is written
-	// and the watch has taken its bytes as the idle count.
-	for box.budget.base.Load() < 40<<20 || !exists(filepath.Join(ws, "phase1")) {
-		if ctx.Err() != nil {
-			t.Fatalf("the idle count never reached the first file: %d", box.budget.base.Load())
+	g := box.budget
+	reading := func() int64 {
+		g.unitMu.Lock()
+		defer g.unitMu.Unlock()
+		return g.last
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for !ok() {
+			if ctx.Err() != nil {
+				t.Fatalf("%s never happened (reading %d, base %d, exceeded %q)", what, reading(), g.base.Load(), g.exceededNow())
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
-	if box.budget.exceededNow() != "" {
-		t.Fatalf("ended while idle: %s", box.budget.exceededNow())
+	// Unit 1 writes 24 MB.
+	waitFor("unit 1's writes read", func() bool { return exists(filepath.Join(ws, "done1")) && reading() >= 22<<20 })
+	unit.Store("call-2")
+	waitFor("unit 2 seen", func() bool { return g.base.Load() >= 22<<20 })
+	if err := os.WriteFile(filepath.Join(ws, "go2"), nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
-	idle.Store(false)
-	if err := os.WriteFile(filepath.Join(ws, "go"), nil, 0o644); err != nil {
+	// Unit 2 writes 24 MB more: 48 MB for the run, 24 for the unit.
+	waitFor("unit 2's writes read", func() bool { return exists(filepath.Join(ws, "done2")) && reading() >= 44<<20 })
+	if e := g.exceededNow(); e != "" {
+		t.Fatalf("ended although no unit went over: %s", e)
+	}
+	unit.Store("call-3")
+	waitFor("unit 3 seen", func() bool { return g.base.Load() >= 44<<20 })
+	if err := os.WriteFile(filepath.Join(ws, "go3"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()

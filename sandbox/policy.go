@@ -91,12 +91,14 @@ type Policy struct {
 	GivenEnv []string
 	// Limits bound the run's resources; zero fields take the defaults.
 	Limits Limits
-	// Idle, when set, reports whether a long-lived Write run is between
-	// units of work (a library's worker with no call in flight): the
-	// bytes its disk budget counts start again from there, so that the
-	// budget bounds each call rather than the worker's whole life. It is
-	// called from the budget's watch, about every 100 ms.
-	Idle func() bool
+	// Unit, when set, names the unit of work a long-lived Write run is
+	// doing (a library's worker: the ids of its calls in flight, "" when
+	// idle). The disk budget then bounds each unit rather than the run's
+	// whole life: when the budget's watch (about every 100 ms) sees a new
+	// unit, the count starts again from its previous reading, so the
+	// writes since then go to the new unit. Units that start and end
+	// between two readings count together.
+	Unit func() string
 	// NoSeccomp starts the run without the seccomp filter that denies
 	// system calls no tool needs (io_uring, keyrings, bpf, new namespaces,
 	// mounts, ptrace attach, ...; see docs/sandbox.md). LCP_SECCOMP=off in
