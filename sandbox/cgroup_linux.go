@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/lcptools/lcp/sandbox/internal/sbinit"
 )
 
 // cgroupRoot is where the control group hierarchies are mounted.
@@ -25,9 +27,8 @@ var cgroupRoot = "/sys/fs/cgroup"
 // on with the owning lcp's pid and start time, for recovery.
 const cgroupPrefix = "lcp-sandbox-"
 
-// initTasks is what the pids budget adds for the sandbox's init: its own
-// threads count in the group too.
-const initTasks = 16
+// initTasks is what the pids budget adds for the sandbox's init.
+const initTasks = sbinit.InitTasks
 
 // runGroup is the control group (or groups, in cgroup v1) a run's init
 // and everything it starts is put in: the kernel counts the memory of

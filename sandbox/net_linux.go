@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -93,42 +92,4 @@ func receivedFds(oob []byte) []int {
 		}
 	}
 	return out
-}
-
-// startEgress, in the init, listens on the run's loopback and hands every
-// connection over to lcp.
-func startEgress(e *egressConfig) error {
-	l, err := net.Listen("tcp4", "127.0.0.1:"+strconv.Itoa(e.Port))
-	if err != nil {
-		return fmt.Errorf("listen for the proxy inside the sandbox: %w", err)
-	}
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				if errors.Is(err, net.ErrClosed) {
-					return
-				}
-				continue
-			}
-			handOverConn(e.Fd, c)
-		}
-	}()
-	return nil
-}
-
-// handOverConn sends c's descriptor to lcp and closes the init's copy; a
-// connection that cannot be handed over is closed (it fails at once).
-func handOverConn(sock int, c net.Conn) {
-	defer c.Close()
-	tc, ok := c.(*net.TCPConn)
-	if !ok {
-		return
-	}
-	f, err := tc.File()
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	_ = unix.Sendmsg(sock, []byte{0}, unix.UnixRights(int(f.Fd())), nil, 0)
 }

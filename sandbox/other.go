@@ -67,9 +67,6 @@ func (r *Recovery) Empty() bool {
 // Recover has nothing to do on this system: no run is copy-on-write.
 func Recover(string) (*Recovery, error) { return &Recovery{}, nil }
 
-// enterInit does nothing: there is no sandbox init on this system.
-func enterInit() {}
-
 // budget is the budget watch of a run: there is none on this system.
 type budget struct{}
 

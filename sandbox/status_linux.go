@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/lcptools/lcp/sandbox/internal/sbinit"
 )
 
 var (
@@ -117,7 +119,7 @@ func probeFeatures() Status {
 	st.Cgroups, st.PidsController = cgroups()
 	st.IdmappedMounts = st.Root // root can create them where the filesystem allows
 	st.ProcessLimit = true
-	st.Seccomp = seccompStatus()
+	st.Seccomp = sbinit.SeccompStatus()
 	return st
 }
 

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/lcptools/lcp/sandbox/internal/sbinit"
 )
 
 // nobody is the host user and group a root lcp runs a sandbox as when the
@@ -60,7 +62,7 @@ func Wrap(cmd *exec.Cmd, p *Policy) (*Box, error) {
 	if st := Probe(); !st.Available {
 		return nil, fmt.Errorf("%w: %s", ErrUnsupported, st.Reason)
 	}
-	if !mainCalled.Load() {
+	if !mainCalled.Load() && !sbinit.OptedIn() {
 		return nil, ErrNoMain
 	}
 	return wrap(cmd, p)
@@ -101,8 +103,8 @@ func wrap(cmd *exec.Cmd, p *Policy) (b *Box, err error) {
 		dir = pol.Workspace
 	}
 	cfg := &initConfig{Path: cmd.Path, Args: cmd.Args, Dir: dir, Env: append(slices.Clip(pol.Env), pol.GivenEnv...),
-		Passthrough: len(cmd.ExtraFiles), Network: pol.Network, Limits: pol.Limits, PidsGroup: b.budget.group != nil,
-		Seccomp: !pol.NoSeccomp && seccompWanted()}
+		Passthrough: len(cmd.ExtraFiles), Network: pol.Network, Limits: initLimits(pol.Limits), PidsGroup: b.budget.group != nil,
+		Seccomp: !pol.NoSeccomp && sbinit.SeccompWanted()}
 	if pol.Egress != nil {
 		cfg.Egress = &egressConfig{Port: pol.EgressPort}
 		cfg.Env = proxyEnv(cfg.Env, pol.EgressPort)
@@ -120,7 +122,9 @@ func wrap(cmd *exec.Cmd, p *Policy) (b *Box, err error) {
 	}
 	cmd.Path = "/proc/self/exe"
 	cmd.Args = []string{"lcp-sandbox"}
-	cmd.Env = []string{fmt.Sprintf("%s=init:%d", initEnv, cfgFd)}
+	// GOTRACEBACK=none: a fatal error of the init's runtime prints its
+	// message without a stack trace (the command gets cfg.Env, not this).
+	cmd.Env = []string{fmt.Sprintf("%s=init:%d", initEnv, cfgFd), "GOTRACEBACK=none"}
 	// The init reaches its directory only once it has built its root.
 	cmd.Dir = "/"
 	cmd.ExtraFiles = append(slices.Clip(cmd.ExtraFiles), b.childFiles...)

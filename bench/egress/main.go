@@ -32,13 +32,14 @@ import (
 	"github.com/lcptools/lcp/mcp"
 	"github.com/lcptools/lcp/native"
 	"github.com/lcptools/lcp/sandbox"
+	_ "github.com/lcptools/lcp/sandbox/boot" // the sandbox's init, entered before the heavy packages initialize
 	"github.com/lcptools/lcp/tool"
 )
 
 const serveArg = "lcp-bench-egress-server"
 
 func main() {
-	sandbox.Main() // first: this binary is also the sandbox's init
+	sandbox.Main() // first: this binary is also the sandbox's init (sandbox/boot enters it sooner)
 	if len(os.Args) > 1 && os.Args[1] == serveArg {
 		serve()
 		return

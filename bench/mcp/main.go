@@ -43,11 +43,12 @@ import (
 	"github.com/lcptools/lcp/mcp"
 	"github.com/lcptools/lcp/native"
 	"github.com/lcptools/lcp/sandbox"
+	_ "github.com/lcptools/lcp/sandbox/boot" // the sandbox's init, entered before the heavy packages initialize
 	"github.com/lcptools/lcp/tool"
 )
 
 func main() {
-	sandbox.Main() // first: this binary is also the sandbox's init
+	sandbox.Main() // first: this binary is also the sandbox's init (sandbox/boot enters it sooner)
 	serve := flag.String("serve", "", "internal: serve lcp's side at this address")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of lcp's server to this `file`")
 	sessions := flag.Int("sessions", 8, "concurrent client sessions")

@@ -25,10 +25,11 @@ import (
 	"github.com/lcptools/lcp"
 	"github.com/lcptools/lcp/mcp"
 	"github.com/lcptools/lcp/sandbox"
+	_ "github.com/lcptools/lcp/sandbox/boot" // the sandbox's init, entered before the heavy packages initialize
 )
 
 func main() {
-	sandbox.Main() // first: this binary is also the sandbox's init
+	sandbox.Main() // first: this binary is also the sandbox's init (sandbox/boot enters it sooner)
 	n := flag.Int("n", 20, "writes measured")
 	quiet := flag.Duration("quiet", 100*time.Millisecond, "the watcher's quiet period (Config.WatchQuiet)")
 	flag.Parse()

@@ -32,11 +32,12 @@ import (
 
 	"github.com/lcptools/lcp/builtin"
 	"github.com/lcptools/lcp/sandbox"
+	_ "github.com/lcptools/lcp/sandbox/boot" // the sandbox's init, entered before the heavy packages initialize
 	"github.com/lcptools/lcp/tool"
 )
 
 func main() {
-	sandbox.Main() // first: this binary is also the sandbox's init
+	sandbox.Main() // first: this binary is also the sandbox's init (sandbox/boot enters it sooner)
 	n := flag.Int("n", 200, "calls per mode")
 	files := flag.Int("files", 10000, "files in the commit benchmark's workspace")
 	lat := flag.Bool("latency", true, "measure the shell tool's latency too")

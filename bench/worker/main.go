@@ -32,6 +32,7 @@ import (
 
 	"github.com/lcptools/lcp"
 	"github.com/lcptools/lcp/sandbox"
+	_ "github.com/lcptools/lcp/sandbox/boot" // the sandbox's init, entered before the heavy packages initialize
 	"github.com/lcptools/lcp/tool"
 	"github.com/lcptools/lcp/worker"
 )
@@ -93,7 +94,7 @@ func (r *ref) close() {
 }
 
 func main() {
-	sandbox.Main() // first: this binary is also the sandbox's init
+	sandbox.Main() // first: this binary is also the sandbox's init (sandbox/boot enters it sooner)
 	n := flag.Int("n", 5000, "warm calls measured for (a), in 10 batches")
 	rounds := flag.Int("rounds", 6, "rounds of two CPU-bound calls for (b)")
 	python := flag.String("python", "python3", "interpreter")

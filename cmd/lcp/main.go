@@ -6,10 +6,11 @@ import (
 	"os"
 
 	"github.com/lcptools/lcp/internal/cli"
-	"github.com/lcptools/lcp/sandbox"
+	// This binary is also the sandbox's init, entered from this package's
+	// initializer before the heavy packages initialize.
+	_ "github.com/lcptools/lcp/sandbox/boot"
 )
 
 func main() {
-	sandbox.Main() // first: this binary is also the sandbox's init
 	os.Exit(cli.Main(cli.System()))
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/lcptools/lcp/mcp"
 	"github.com/lcptools/lcp/mcp/oauth"
 	"github.com/lcptools/lcp/sandbox"
+	_ "github.com/lcptools/lcp/sandbox/boot" // the sandbox's init, entered before the heavy packages initialize
 	"github.com/lcptools/lcp/tool"
 )
 
@@ -45,7 +46,7 @@ const cimdURL = "https://conformance-test.local/client-metadata.json"
 const alias = "suite"
 
 func main() {
-	sandbox.Main() // first: this binary is also the sandbox's init
+	sandbox.Main() // first: this binary is also the sandbox's init (sandbox/boot enters it sooner)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()

@@ -42,6 +42,7 @@ import (
 	"github.com/lcptools/lcp/mcp"
 	"github.com/lcptools/lcp/native"
 	"github.com/lcptools/lcp/sandbox"
+	_ "github.com/lcptools/lcp/sandbox/boot" // the sandbox's init, entered before the heavy packages initialize
 	"github.com/lcptools/lcp/tool"
 )
 
@@ -53,7 +54,7 @@ var library embed.FS
 const pollAfter = 500 * time.Millisecond
 
 func main() {
-	sandbox.Main() // first: this binary is also the sandbox's init
+	sandbox.Main() // first: this binary is also the sandbox's init (sandbox/boot enters it sooner)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

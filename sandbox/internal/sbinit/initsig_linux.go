@@ -1,10 +1,9 @@
-package sandbox
+package sbinit
 
 import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -51,8 +50,8 @@ func forwardSignals(sigs chan os.Signal, pgid int) {
 
 // quietFailure makes an internal failure of the init one line on its
 // standard error and a set-up error for lcp, never a Go crash dump: it
-// recovers a panic of the calling goroutine into *code (quietInit turns
-// off the tracebacks of any other).
+// recovers a panic of the calling goroutine into *code (the init starts
+// with GOTRACEBACK=none, which turns off the tracebacks of any other).
 func quietFailure(s **initState, code *int) {
 	if r := recover(); r != nil {
 		err := fmt.Errorf("internal error: %v", r)
@@ -64,7 +63,3 @@ func quietFailure(s **initState, code *int) {
 		*code = 126
 	}
 }
-
-// quietInit makes a fatal error of the init's runtime print its message
-// without a stack trace.
-func quietInit() { debug.SetTraceback("none") }

@@ -1,4 +1,4 @@
-package sandbox
+package sbinit
 
 import (
 	"errors"
@@ -19,14 +19,14 @@ import (
 // the process: the deny list is written in the native table's numbers and
 // cannot be applied to another.
 
-// seccompEnv, set to "off" (or 0, false, no) in lcp's environment, starts
+// SeccompEnv, set to "off" (or 0, false, no) in lcp's environment, starts
 // sandboxed runs without the filter, for hosts whose tools need a denied
 // call.
-const seccompEnv = "LCP_SECCOMP"
+const SeccompEnv = "LCP_SECCOMP"
 
-// seccompWanted reports whether runs get the filter (the default).
-func seccompWanted() bool {
-	switch strings.ToLower(os.Getenv(seccompEnv)) {
+// SeccompWanted reports whether runs get the filter (the default).
+func SeccompWanted() bool {
+	switch strings.ToLower(os.Getenv(SeccompEnv)) {
 	case "off", "0", "false", "no":
 		return false
 	}
@@ -284,7 +284,7 @@ func installSeccomp() error {
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
 	if errno != 0 {
-		return fmt.Errorf("install the seccomp filter: %w (%s=off in lcp's environment runs without it)", errno, seccompEnv)
+		return fmt.Errorf("install the seccomp filter: %w (%s=off in lcp's environment runs without it)", errno, SeccompEnv)
 	}
 	return nil
 }
@@ -292,13 +292,44 @@ func installSeccomp() error {
 // addrNoRandomize is personality(2)'s ADDR_NO_RANDOMIZE.
 const addrNoRandomize = 0x0040000
 
-// seccompStatus describes the filter for Status.
-func seccompStatus() string {
+// SeccompStatus describes the filter for Status.
+func SeccompStatus() string {
 	switch {
-	case !seccompWanted():
-		return "off (" + seccompEnv + "=" + os.Getenv(seccompEnv) + ")"
+	case !SeccompWanted():
+		return "off (" + SeccompEnv + "=" + os.Getenv(SeccompEnv) + ")"
 	case nativeArch == nil:
 		return "none (" + errNoSeccompArch.Error() + ")"
 	}
 	return fmt.Sprintf("on (a third layer: %d system calls denied or narrowed on %s)", len(nativeArch.nr), nativeArch.name)
+}
+
+// DeniedCall is a system call of the deny list that exists on this
+// architecture: its number, and the errno the filter answers a denied
+// use of it with.
+type DeniedCall struct {
+	Name  string
+	Nr    uint32
+	Errno unix.Errno
+}
+
+// DeniedCalls lists the deny list's calls of the native table, for the
+// sandbox's tests that probe the filter from inside a run; nil on an
+// architecture without a table.
+func DeniedCalls() []DeniedCall {
+	if nativeArch == nil {
+		return nil
+	}
+	var out []DeniedCall
+	for _, r := range seccompRules {
+		n, ok := nativeArch.nr[r.name]
+		if !ok {
+			continue
+		}
+		e := unix.EPERM
+		if r.kind == enosysAlways {
+			e = unix.ENOSYS
+		}
+		out = append(out, DeniedCall{Name: r.name, Nr: n, Errno: e})
+	}
+	return out
 }

@@ -1,17 +1,17 @@
-package sandbox
+package sbinit
 
 // The parent (lcp) and the sandbox's init speak through a memfd holding an
-// initConfig, handed over as an inherited descriptor, and a pipe on which
+// Config, handed over as an inherited descriptor, and a pipe on which
 // the init writes status lines. The init finds the descriptor's number in
-// the environment variable initEnv, the only variable it is given.
+// the environment variable Env, the only variable it is given.
 
-// initEnv marks a process started as the sandbox's init (value
+// Env marks a process started as the sandbox's init (value
 // "init:<fd>") or as the holder of a user namespace used for an idmapped
 // mount ("hold").
-const initEnv = "LCP_SANDBOX_INIT"
+const Env = "LCP_SANDBOX_INIT"
 
-// initConfig is everything the init needs, in the sandbox's own paths.
-type initConfig struct {
+// Config is everything the init needs, in the sandbox's own paths.
+type Config struct {
 	// The command: program, arguments, working directory, environment.
 	Path string   `json:"path"`
 	Args []string `json:"args"`
@@ -23,7 +23,7 @@ type initConfig struct {
 	// Status is the descriptor of the status pipe.
 	Status int `json:"status"`
 	// Mounts build the sandbox's root, in order.
-	Mounts []mountEntry `json:"mounts"`
+	Mounts []Mount `json:"mounts"`
 	// Network keeps the host's network namespace; otherwise the init
 	// brings the loopback interface of its own up.
 	Network bool `json:"network"`
@@ -38,7 +38,7 @@ type initConfig struct {
 	PidsGroup bool `json:"pids_group,omitempty"`
 	// Egress, when set, has the init listen on the loopback for the
 	// proxy and hand connections over (see Policy.Egress).
-	Egress *egressConfig `json:"egress,omitempty"`
+	Egress *Egress `json:"egress,omitempty"`
 	// Seccomp installs the filter of seccomp_linux.go before the command
 	// starts.
 	Seccomp bool `json:"seccomp,omitempty"`
@@ -47,22 +47,22 @@ type initConfig struct {
 	ReadWrite []string `json:"landlock_rw"`
 }
 
-// mountKind says what a mountEntry mounts.
-type mountKind string
+// MountKind says what a Mount mounts.
+type MountKind string
 
 const (
-	mountBind    mountKind = "bind"    // Src (fd or host path) at Dst
-	mountTmpfs   mountKind = "tmpfs"   // an empty tmpfs of Size bytes, mode Mode
-	mountProc    mountKind = "proc"    // the sandbox's /proc
-	mountDev     mountKind = "dev"     // a minimal /dev
-	mountOverlay mountKind = "overlay" // Src as lower layer, Upper (fd or path) or a scratch upper
-	mountSymlink mountKind = "symlink" // a symbolic link to Target
-	mountRebind  mountKind = "rebind"  // Dst (already in the sandbox) again, read-only
+	MountBind    MountKind = "bind"    // Src (fd or host path) at Dst
+	MountTmpfs   MountKind = "tmpfs"   // an empty tmpfs of Size bytes, mode Mode
+	MountProc    MountKind = "proc"    // the sandbox's /proc
+	MountDev     MountKind = "dev"     // a minimal /dev
+	MountOverlay MountKind = "overlay" // Src as lower layer, Upper (fd or path) or a scratch upper
+	MountSymlink MountKind = "symlink" // a symbolic link to Target
+	MountRebind  MountKind = "rebind"  // Dst (already in the sandbox) again, read-only
 )
 
-// mountEntry is one step of the mount plan.
-type mountEntry struct {
-	Kind mountKind `json:"kind"`
+// Mount is one step of the mount plan.
+type Mount struct {
+	Kind MountKind `json:"kind"`
 	Dst  string    `json:"dst"`
 	// Src is the source: a host path (resolved by the init, when lcp is
 	// not root) or, with Fd >= 0, a detached mount lcp cloned for it.
@@ -90,8 +90,8 @@ type mountEntry struct {
 	Fallback bool `json:"fallback,omitempty"`
 }
 
-// statusMsg is one line the init writes on the status pipe.
-type statusMsg struct {
+// Status is one line the init writes on the status pipe.
+type Status struct {
 	// Type is "ready" (the command started), "error" (set-up failed,
 	// the command did not run), "warn" (a degraded step) or "exit".
 	Type string `json:"type"`
@@ -107,9 +107,9 @@ type statusMsg struct {
 	MaxRSS int64 `json:"max_rss,omitempty"`
 }
 
-// egressConfig is where the init listens for the egress proxy, and the
+// Egress is where the init listens for the egress proxy, and the
 // descriptor of the socket it hands connections over on.
-type egressConfig struct {
+type Egress struct {
 	Port int `json:"port"`
 	Fd   int `json:"fd"`
 }

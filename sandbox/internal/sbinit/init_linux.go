@@ -1,4 +1,4 @@
-package sandbox
+package sbinit
 
 import (
 	"encoding/json"
@@ -16,11 +16,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// enterInit runs the sandbox's init, or the idmap holder, and exits when
-// the sandbox started this process as one (initEnv set); otherwise it
-// returns at once. Main calls it.
-func enterInit() {
-	v, ok := os.LookupEnv(initEnv)
+// Enter runs the sandbox's init, or the idmap holder, and exits when
+// the sandbox started this process as one (Env set); otherwise it
+// returns at once. The boot package's initializer and sandbox.Main call
+// it: the binary opts in by linking the one or calling the other.
+func Enter() {
+	v, ok := os.LookupEnv(Env)
 	if !ok {
 		return
 	}
@@ -36,12 +37,12 @@ func enterInit() {
 
 // initState is the init's view of its configuration and status pipe.
 type initState struct {
-	cfg    initConfig
+	cfg    Config
 	cfgFd  int
 	status *os.File
 }
 
-func (s *initState) send(m statusMsg) {
+func (s *initState) send(m Status) {
 	if s.status == nil {
 		return
 	}
@@ -51,7 +52,7 @@ func (s *initState) send(m statusMsg) {
 
 // fail reports a set-up failure and returns the init's exit code.
 func (s *initState) fail(step string, err error) int {
-	s.send(statusMsg{Type: "error", Step: step, Err: err.Error()})
+	s.send(Status{Type: "error", Step: step, Err: err.Error()})
 	fmt.Fprintf(os.Stderr, "lcp sandbox: set-up failed (%s): %v\n", step, err)
 	return 126
 }
@@ -79,7 +80,6 @@ func readConfig(arg string) (*initState, error) {
 // it, reaps orphans, and exits when the command exits — after killing
 // whatever is left in the namespace (the kernel would too).
 func runInit(arg string) (code int) {
-	quietInit()
 	var s *initState
 	defer quietFailure(&s, &code)
 	sigs := catchSignals()
@@ -98,7 +98,7 @@ func runInit(arg string) (code int) {
 	}
 	warnings, step, err := buildRoot(&s.cfg)
 	for _, w := range warnings {
-		s.send(statusMsg{Type: "warn", Step: "mount", Err: w})
+		s.send(Status{Type: "warn", Step: "mount", Err: w})
 	}
 	if err != nil {
 		return s.fail(step, err)
@@ -108,7 +108,7 @@ func runInit(arg string) (code int) {
 			if s.cfg.Egress != nil {
 				return s.fail("egress", fmt.Errorf("loopback: %w", err))
 			}
-			s.send(statusMsg{Type: "warn", Step: "loopback", Err: err.Error()})
+			s.send(Status{Type: "warn", Step: "loopback", Err: err.Error()})
 		}
 	}
 	if s.cfg.Egress != nil {
@@ -155,7 +155,7 @@ func (s *initState) startCommand() (int, string, error) {
 	}
 	if s.cfg.Seccomp {
 		if err := installSeccomp(); errors.Is(err, errNoSeccompArch) {
-			s.send(statusMsg{Type: "warn", Step: "seccomp", Err: err.Error()})
+			s.send(Status{Type: "warn", Step: "seccomp", Err: err.Error()})
 		} else if err != nil {
 			return 0, "seccomp", err
 		}
@@ -175,7 +175,7 @@ func (s *initState) startCommand() (int, string, error) {
 	}
 	lim := s.cfg.Limits
 	if s.cfg.PidsGroup && lim.Processes > 0 {
-		lim.Processes += 2 * initTasks
+		lim.Processes += 2 * InitTasks
 	}
 	if err := setLimits(pid, lim); err != nil {
 		_ = unix.Kill(pid, unix.SIGKILL)
@@ -185,7 +185,7 @@ func (s *initState) startCommand() (int, string, error) {
 		_ = unix.Kill(pid, unix.SIGKILL)
 		return 0, "exec", fmt.Errorf("detach: %w", err)
 	}
-	s.send(statusMsg{Type: "ready"})
+	s.send(Status{Type: "ready"})
 	return pid, "", nil
 }
 
@@ -204,7 +204,7 @@ func (s *initState) supervise(pid int, sigs chan os.Signal) int {
 		}
 		if err != nil {
 			close(done)
-			s.send(statusMsg{Type: "exit", Code: 126, PeakProcs: int(peak.Load())})
+			s.send(Status{Type: "exit", Code: 126, PeakProcs: int(peak.Load())})
 			return 126
 		}
 		if got == pid {
@@ -224,7 +224,7 @@ func (s *initState) supervise(pid int, sigs chan os.Signal) int {
 	for fd := 0; fd < 3+s.cfg.Passthrough; fd++ {
 		_ = unix.Close(fd)
 	}
-	m := statusMsg{Type: "exit", PeakProcs: int(peak.Load())}
+	m := Status{Type: "exit", PeakProcs: int(peak.Load())}
 	var ru unix.Rusage
 	if unix.Getrusage(unix.RUSAGE_CHILDREN, &ru) == nil {
 		m.MaxRSS = ru.Maxrss << 10

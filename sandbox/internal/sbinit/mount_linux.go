@@ -1,10 +1,10 @@
-package sandbox
+package sbinit
 
 import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
+	"path"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -24,7 +24,7 @@ const (
 
 // builder assembles the sandbox's root.
 type builder struct {
-	cfg        *initConfig
+	cfg        *Config
 	scratchUp  bool
 	warnings   []string
 	stageCount int
@@ -32,7 +32,7 @@ type builder struct {
 
 // buildRoot builds the sandbox's root from cfg.Mounts and moves into it.
 // It returns the steps it degraded, or the failing step with the error.
-func buildRoot(cfg *initConfig) (warnings []string, step string, err error) {
+func buildRoot(cfg *Config) (warnings []string, step string, err error) {
 	b := &builder{cfg: cfg}
 	step, err = b.build()
 	return b.warnings, step, err
@@ -95,35 +95,35 @@ func (b *builder) build() (string, error) {
 	return "", nil
 }
 
-func (b *builder) attach(m mountEntry) error {
+func (b *builder) attach(m Mount) error {
 	dst := newRoot + m.Dst
 	switch m.Kind {
-	case mountBind:
+	case MountBind:
 		return b.bind(m, dst)
-	case mountTmpfs:
+	case MountTmpfs:
 		if err := os.MkdirAll(dst, 0o755); err != nil {
 			return err
 		}
 		return unix.Mount("tmpfs", dst, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV,
 			fmt.Sprintf("mode=%o,size=%d", m.Mode, m.Size))
-	case mountProc:
+	case MountProc:
 		if err := os.MkdirAll(dst, 0o755); err != nil {
 			return err
 		}
 		return unix.Mount("proc", dst, "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
-	case mountDev:
+	case MountDev:
 		return b.dev(dst, m.Size)
-	case mountOverlay:
+	case MountOverlay:
 		return b.overlay(m, dst)
-	case mountSymlink:
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+	case MountSymlink:
+		if err := os.MkdirAll(path.Dir(dst), 0o755); err != nil {
 			return err
 		}
 		if err := os.Symlink(m.Target, dst); err != nil && !errors.Is(err, os.ErrExist) {
 			return err
 		}
 		return nil
-	case mountRebind:
+	case MountRebind:
 		if _, err := os.Lstat(dst); err != nil {
 			if m.Optional {
 				return nil
@@ -139,7 +139,7 @@ func (b *builder) attach(m mountEntry) error {
 }
 
 // bind shows a source (a detached mount lcp cloned, or a host path) at dst.
-func (b *builder) bind(m mountEntry, dst string) error {
+func (b *builder) bind(m Mount, dst string) error {
 	if m.Fd >= 0 {
 		defer unix.Close(m.Fd)
 		if err := mountpoint(dst, m.File); err != nil {
@@ -212,7 +212,7 @@ func (b *builder) dev(dst string, shmSize int64) error {
 // overlay mounts a copy-on-write view of a source at dst. Its upper layer
 // is a host folder (the workspace's change set, read by lcp afterwards)
 // or a throwaway one in memory (caches).
-func (b *builder) overlay(m mountEntry, dst string) error {
+func (b *builder) overlay(m Mount, dst string) error {
 	lower := oldRoot + m.Src
 	if m.Fd >= 0 {
 		staged, err := b.stageFd(m.Fd)
@@ -260,7 +260,7 @@ func (b *builder) overlay(m mountEntry, dst string) error {
 
 // fallback shows a cache read-only when its throwaway layer fails; the
 // workspace has no fallback.
-func (b *builder) fallback(m mountEntry, lower, dst string, cause error) error {
+func (b *builder) fallback(m Mount, lower, dst string, cause error) error {
 	if !m.Fallback {
 		return fmt.Errorf("overlay: %w", cause)
 	}
@@ -347,7 +347,7 @@ func mountpoint(dst string, file bool) error {
 	if !file {
 		return os.MkdirAll(dst, 0o755)
 	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+	if err := os.MkdirAll(path.Dir(dst), 0o755); err != nil {
 		return err
 	}
 	f, err := os.OpenFile(dst, os.O_RDONLY|os.O_CREATE, 0o644)

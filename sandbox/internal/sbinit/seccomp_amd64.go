@@ -1,6 +1,6 @@
 //go:build linux && amd64
 
-package sandbox
+package sbinit
 
 import "golang.org/x/sys/unix"
 
