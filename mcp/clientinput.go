@@ -215,8 +215,8 @@ func ephemeralAsker(caps *sdk.ClientCapabilities, given sdk.InputResponseMap, as
 		}
 		out := make(sdk.InputResponseMap, len(reqs))
 		for k, r := range reqs {
-			resp, ok := given[k]
-			if !ok || resp == nil || !answers(r, resp) {
+			resp, ok := normalizeAnswer(r, given[k])
+			if !ok {
 				if *asked == nil {
 					*asked = sdk.InputRequestMap{}
 				}
@@ -232,18 +232,40 @@ func ephemeralAsker(caps *sdk.ClientCapabilities, given sdk.InputResponseMap, as
 	}
 }
 
-// answers reports whether resp is an answer of the kind r asks for.
-func answers(r sdk.InputRequest, resp sdk.InputResponse) bool {
+// normalizeAnswer returns resp as the answer of the kind r asks for, and
+// whether it is one: the SDK reads every answer of a model as the form
+// that may hold several blocks (CreateMessageWithToolsResult), which is
+// given back as a CreateMessageResult with its first text block (else
+// its first block).
+func normalizeAnswer(r sdk.InputRequest, resp sdk.InputResponse) (sdk.InputResponse, bool) {
+	if resp == nil {
+		return nil, false
+	}
 	switch r.(type) {
 	case *sdk.ElicitParams:
 		_, ok := resp.(*sdk.ElicitResult)
-		return ok
-	case *sdk.CreateMessageParams:
-		_, ok := resp.(*sdk.CreateMessageResult)
-		return ok
+		return resp, ok
 	case *sdk.ListRootsParams:
 		_, ok := resp.(*sdk.ListRootsResult)
-		return ok
+		return resp, ok
+	case *sdk.CreateMessageParams, *sdk.CreateMessageWithToolsParams:
+		switch res := resp.(type) {
+		case *sdk.CreateMessageResult:
+			return res, true
+		case *sdk.CreateMessageWithToolsResult:
+			out := &sdk.CreateMessageResult{Meta: res.Meta, Model: res.Model, Role: res.Role, StopReason: res.StopReason}
+			for _, c := range res.Content {
+				if t, ok := c.(*sdk.TextContent); ok {
+					out.Content = t
+					return out, true
+				}
+			}
+			if len(res.Content) == 0 {
+				return nil, false
+			}
+			out.Content = res.Content[0]
+			return out, true
+		}
 	}
-	return false
+	return nil, false
 }

@@ -251,8 +251,9 @@ func (s *Server) resume(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "requestState of an earlier round, whose question was answered already: use the latest one"}
 	}
 	a := rt.pending
-	for k := range a.reqs {
-		if resp, ok := p.InputResponses[k]; ok && resp != nil {
+	for k, r := range a.reqs {
+		// An answer of another kind than asked is no answer: asked again.
+		if resp, ok := normalizeAnswer(r, p.InputResponses[k]); ok {
 			if a.got == nil {
 				a.got = sdk.InputResponseMap{}
 			}
