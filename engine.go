@@ -75,6 +75,12 @@ type Config struct {
 	Python string
 	// CallTimeout limits each call; zero means no limit.
 	CallTimeout time.Duration
+	// StoppedLimit is how long a Python worker with calls in flight may
+	// stay stopped (SIGSTOP, SIGTSTP, a debugger; Linux only) before it is
+	// killed, its calls failing with an error that says so (see
+	// worker.Options.StoppedLimit). Zero means the default (10s),
+	// negative never.
+	StoppedLimit time.Duration
 	// MemoryLimit caps each Python worker's address space in bytes; zero
 	// means no limit.
 	MemoryLimit int64
@@ -246,6 +252,13 @@ type Engine struct {
 	handlers handlers
 }
 
+// workerStartTimeout is the start budget of the engine's Python workers;
+// zero is the worker package's default (30 s, a user's budget for a cold
+// start). The tests set it to their two-minute hang detector, so that a
+// machine busy enough to stretch python3's start past 30 s cannot fail a
+// test that is not about the budget.
+var workerStartTimeout time.Duration
+
 // New builds the engine's inventory. Problems with individual tool files
 // are diagnostics (Diagnostics), not errors; an invalid configuration (an
 // unknown autonomy level, say) is an error.
@@ -277,12 +290,14 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 		sets = append(sets, e.builtins)
 	}
 	poolOpts := &worker.Options{
+		StartTimeout:   workerStartTimeout,
 		Python:         e.cfg.Python,
 		MemoryLimit:    e.cfg.MemoryLimit,
 		Logger:         e.cfg.Logger,
 		Wrap:           e.wrapWorker,
 		OnProcess:      e.cfg.OnWorker,
 		MaxResultBytes: e.cfg.MaxResultBytes,
+		StoppedLimit:   e.cfg.StoppedLimit,
 	}
 	if e.cfg.Watch {
 		// Files change under the workers: no __pycache__ whose second-

@@ -231,6 +231,9 @@ func New(opts *Options) (*Binding, error) {
 			po = *b.opts.PoolOptions
 		}
 		po.OnOutput = b.routeOutput
+		if po.StartTimeout == 0 {
+			po.StartTimeout = startTimeout
+		}
 		b.pool = worker.NewPool(&po)
 		b.ownPool = true
 	}
@@ -484,6 +487,13 @@ func (b *Binding) handlers() worker.Handlers {
 	}
 	return worker.Handlers{Confirm: true, Interact: true}
 }
+
+// startTimeout is the start budget of the workers of a pool the binding
+// starts itself when PoolOptions names none; zero is the worker package's
+// default (30 s, a user's budget for a cold start). The tests set it to
+// their two-minute hang detector, so that a machine busy enough to stretch
+// python3's start past 30 s cannot fail a test that is not about it.
+var startTimeout time.Duration
 
 var errNoHost = errors.New("this host offers no tool execution to Python tools")
 

@@ -32,7 +32,7 @@ func TestExecConformance(t *testing.T) {
 	if err != nil || len(dirs) < 30 {
 		t.Fatalf("cases: %d %v", len(dirs), err)
 	}
-	pool := worker.NewPool(nil)
+	pool := worker.NewPool(&worker.Options{StartTimeout: startTimeout})
 	t.Cleanup(func() { pool.Close() })
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lcptools/lcp/internal/fulltest"
 	"github.com/lcptools/lcp/internal/servetest"
 )
 
@@ -270,6 +271,7 @@ func (s *rawSession) call(ctx context.Context, name string, args map[string]any)
 // one of those: none may end with a stream that ends without its answer.
 // --max-calls is set low so that refusals happen too.
 func TestLoadAccounting(t *testing.T) {
+	fulltest.Only(t, "load accounting at 200 sessions")
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("skipping the load test: python3 is not installed")
 	}

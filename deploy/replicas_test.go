@@ -18,6 +18,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/lcptools/lcp/internal/fulltest"
 	"github.com/lcptools/lcp/internal/servetest"
 )
 
@@ -48,6 +49,7 @@ type callRecord struct {
 // only r3's calls in flight fail, and each client that reconnects and
 // retries once loses nothing; every answer is the caller's own.
 func TestReplicasBehindNginx(t *testing.T) {
+	fulltest.Only(t, "three replicas behind nginx under -replicas-load of load")
 	if _, err := servetest.NginxPath(); err != nil {
 		t.Skipf("skipping the replica test: %v", err)
 	}

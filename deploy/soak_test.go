@@ -24,6 +24,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/lcptools/lcp/internal/fulltest"
 	"github.com/lcptools/lcp/internal/servetest"
 )
 
@@ -63,6 +64,7 @@ func (o *soakOutcome) problem(format string, a ...any) {
 // or misrouted, and once the load is gone the server's memory,
 // goroutines and open files are back where they were.
 func TestSoak(t *testing.T) {
+	fulltest.Only(t, "the -soak load, 30 s by default, then the settling")
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("skipping the soak test: python3 is not installed")
 	}

@@ -551,30 +551,37 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, opts *HTTPOptions) 
 		return err
 	case <-ctx.Done():
 	}
-	dctx := context.Background()
+	// dctx bounds the calls' run (DrainTimeout); wctx, DrainGrace later,
+	// the writing of their answers. Abort ends both.
+	dctx, wctx := context.Background(), context.Background()
+	var cancelD, cancelW context.CancelFunc
 	if o.DrainTimeout > 0 {
-		var cancel context.CancelFunc
-		dctx, cancel = context.WithTimeout(dctx, o.DrainTimeout)
-		defer cancel()
+		dctx, cancelD = context.WithTimeout(dctx, o.DrainTimeout)
+		wctx, cancelW = context.WithTimeout(wctx, o.DrainTimeout+DrainGrace)
 	} else {
-		var cancel context.CancelFunc
-		dctx, cancel = context.WithCancel(dctx)
-		cancel()
+		dctx, cancelD = context.WithCancel(dctx)
+		cancelD()
+		wctx, cancelW = context.WithTimeout(wctx, DrainGrace)
 	}
+	defer cancelD()
+	defer cancelW()
 	if o.Abort != nil {
-		var cancel context.CancelFunc
-		dctx, cancel = context.WithCancel(dctx)
-		defer cancel()
 		go func() {
 			select {
 			case <-o.Abort:
-				cancel()
-			case <-dctx.Done():
+				cancelD()
+				cancelW()
+			case <-wctx.Done():
 			}
 		}()
 	}
 	_ = s.Drain(dctx)
-	for s.posting.Load() > 0 && dctx.Err() == nil {
+	// A call leaves the limiter when its handler returns, before the SDK
+	// has written its answer to the request's stream: wait for the
+	// requests with calls to end, even past DrainTimeout (a cancelled
+	// call's answer is written after it), or the sessions would close
+	// under answers not yet sent and their streams end empty.
+	for s.posting.Load() > 0 && wctx.Err() == nil {
 		time.Sleep(10 * time.Millisecond)
 	}
 	// Let clients read the last answers before their sessions' event

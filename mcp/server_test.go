@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -368,10 +369,22 @@ func TestServerSessionsAreSeparate(t *testing.T) {
 				srv := newTestServer(t, nil)
 				var asked [2]atomic.Int32
 				var sessions [2]*sdk.ClientSession
+				// Each session's first question stays open until the other
+				// session's first question is open too: the two overlap.
+				var open sync.WaitGroup
+				open.Add(2)
+				bothOpen := make(chan struct{})
+				go func() { open.Wait(); close(bothOpen) }()
 				for i, name := range []string{"Ada", "Bob"} {
 					sessions[i] = goClient(t, tr.connect(t, srv), pv.version, func(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
-						asked[i].Add(1)
-						time.Sleep(50 * time.Millisecond) // both questions are open at once
+						if asked[i].Add(1) == 1 {
+							open.Done()
+							select {
+							case <-bothOpen:
+							case <-time.After(2 * time.Minute): // a hang detector
+								return nil, errors.New("the other session's question never came")
+							}
+						}
 						return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"value": name}}, nil
 					}, formAndURL, nil)
 				}

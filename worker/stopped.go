@@ -11,7 +11,9 @@ import (
 // one. It looks every tenth of limit (at most every 2 s) until the worker
 // dies.
 func (pr *proc) watchStopped(limit time.Duration) {
-	every := min(limit/10, 2*time.Second)
+	// A tenth of the limit, within [10ms, 2s]: a tiny limit must not
+	// make a ticker of zero (which panics) or spin.
+	every := max(min(limit/10, 2*time.Second), 10*time.Millisecond)
 	t := time.NewTicker(every)
 	defer t.Stop()
 	var since time.Time // when the worker was first seen stopped; zero: running

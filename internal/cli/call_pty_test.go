@@ -37,9 +37,9 @@ func onTerminal(t *testing.T, args []string, play func(scr *screen, key func(str
 	done := make(chan int, 1)
 	go func() { done <- Main(env) }()
 	key := func(s string) {
-		// The terminal discards keys typed before a prompt is drawn: give
-		// it a moment after the text we waited for.
-		time.Sleep(80 * time.Millisecond)
+		// A prompt drops keys typed before it switched the terminal to
+		// raw mode.
+		waitRaw(t, ptmx)
 		if _, err := ptmx.Write([]byte(s)); err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +48,7 @@ func onTerminal(t *testing.T, args []string, play func(scr *screen, key func(str
 	select {
 	case code := <-done:
 		return code, stdout.String(), scr
-	case <-time.After(30 * time.Second):
+	case <-time.After(screenHang):
 		t.Fatal("lcp call did not end")
 	}
 	return 0, "", nil

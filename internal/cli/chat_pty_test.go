@@ -106,7 +106,7 @@ func TestChatTerminal(t *testing.T) {
 		if code != 0 {
 			t.Errorf("exit %d", code)
 		}
-	case <-time.After(15 * time.Second):
+	case <-time.After(screenHang):
 		t.Fatal("lcp chat did not end after /exit")
 	}
 	if stdout.String() != "All clean.\n" {

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 
+	"github.com/lcptools/lcp"
 	"github.com/lcptools/lcp/hitl"
 	"github.com/lcptools/lcp/mcp"
 )
@@ -163,6 +164,32 @@ func TestMCPAndServeFlags(t *testing.T) {
 		m.drain.timeout != 5*time.Second || m.log.format != "json" {
 		t.Errorf("mcp options %+v", m)
 	}
+	// The deadlines: defaults, values, and 0 for off.
+	for _, tt := range []struct {
+		args          []string
+		body, stopped time.Duration
+	}{
+		{[]string{"--http"}, mcp.DefaultBodyTimeout, defaultStoppedLimit},
+		{[]string{"--http", "--body-timeout", "2m", "--stopped-limit", "1m30s"}, 2 * time.Minute, 90 * time.Second},
+		{[]string{"--http", "--body-timeout=0", "--stopped-limit", "0"}, 0, 0},
+		{[]string{"--stopped-limit", "1s"}, mcp.DefaultBodyTimeout, time.Second},
+	} {
+		m = nil
+		if err := parse(t, NewCmdMCP(testEnv(), func(o *MCPOptions) error { m = o; return nil }), tt.args...); err != nil ||
+			m.bodyTimeout != tt.body || m.stopped.limit != tt.stopped {
+			t.Errorf("lcp mcp %q: %+v, %v; want --body-timeout %s --stopped-limit %s", tt.args, m, err, tt.body, tt.stopped)
+		}
+	}
+	for _, tt := range []struct {
+		limit time.Duration
+		want  time.Duration // lcp.Config.StoppedLimit
+	}{{defaultStoppedLimit, defaultStoppedLimit}, {time.Minute, time.Minute}, {0, -1}} {
+		var cfg lcp.Config
+		(&stoppedFlags{limit: tt.limit}).configure(&cfg)
+		if cfg.StoppedLimit != tt.want {
+			t.Errorf("--stopped-limit %s: Config.StoppedLimit = %s, want %s", tt.limit, cfg.StoppedLimit, tt.want)
+		}
+	}
 	if err := parse(t, NewCmdMCP(testEnv(), func(o *MCPOptions) error { m = o; return nil }), "--http", "127.0.0.1:0", "--no-token", "--replica-id", "r1", "--json-response"); err != nil ||
 		!m.noToken || m.replicaID != "r1" || !m.jsonResponse || m.drain.timeout != 30*time.Second || m.maxSessions != mcp.DefaultMaxSessions {
 		t.Errorf("mcp options %+v, %v", m, err)
@@ -194,11 +221,11 @@ func TestMCPAndServeFlags(t *testing.T) {
 	var s *ServeOptions
 	if err := parse(t, NewCmdServe(testEnv(), func(o *ServeOptions) error { s = o; return nil }),
 		"--addr", "0.0.0.0:8080", "--open", "--allow-remote", "--token", "t", "--approve", "reject", "--verbose", "--watch", "--builtins",
-		"--drain-timeout", "1m", "--log-format", "json"); err != nil {
+		"--drain-timeout", "1m", "--log-format", "json", "--stopped-limit", "20s"); err != nil {
 		t.Fatal(err)
 	}
 	if s.addr != "0.0.0.0:8080" || !s.open || !s.allowRemote || s.token != "t" || s.approval.approve != "reject" || !s.log.verbose ||
-		!s.watch.watch || !s.inv.builtins || s.drain.timeout != time.Minute || s.log.format != "json" {
+		!s.watch.watch || !s.inv.builtins || s.drain.timeout != time.Minute || s.log.format != "json" || s.stopped.limit != 20*time.Second {
 		t.Errorf("serve options %+v", s)
 	}
 	if err := parse(t, NewCmdServe(testEnv(), nil), "--yes"); ExitCode(err) != ExitUsage {

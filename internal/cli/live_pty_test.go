@@ -63,7 +63,9 @@ func onPty(t *testing.T, args []string, vars map[string]string, play func(scr *s
 	done := make(chan int, 1)
 	go func() { done <- Main(env) }()
 	key := func(s string) {
-		time.Sleep(80 * time.Millisecond)
+		// A prompt drops keys typed before it switched the terminal to
+		// raw mode.
+		waitRaw(t, ptmx)
 		if _, err := ptmx.Write([]byte(s)); err != nil {
 			t.Fatal(err)
 		}
@@ -71,8 +73,14 @@ func onPty(t *testing.T, args []string, vars map[string]string, play func(scr *s
 	play(scr, key)
 	select {
 	case code := <-done:
-		// Let the copy catch up with the last writes.
-		time.Sleep(100 * time.Millisecond)
+		// The copy has all lcp wrote once it reads the end of the
+		// terminal, which comes when its last descriptor closes.
+		tty.Close()
+		select {
+		case <-copied:
+		case <-time.After(screenHang):
+			t.Fatal("the screen did not get the end of the terminal")
+		}
 		return code, stdout.String(), scr
 	case <-time.After(screenHang):
 		t.Fatal("lcp did not end")

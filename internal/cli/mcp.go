@@ -42,6 +42,11 @@ type MCPOptions struct {
 	hosts    []string
 	log      logFlags
 	drain    drainFlags
+	stopped  stoppedFlags
+	// bodyTimeout is --body-timeout (mcp.HTTPOptions.BodyTimeout; 0:
+	// none); bodyTimeoutSet says it was given.
+	bodyTimeout    time.Duration
+	bodyTimeoutSet bool
 
 	stateless    bool
 	replicaID    string
@@ -98,6 +103,11 @@ and calls get 503, questions waiting for a person are declined, calls in
 flight have --drain-timeout to finish; those still running then are
 cancelled, each answered with an error that says so.
 
+Deadlines: a request's body must arrive within --body-timeout of its
+headers (408 otherwise); a Python worker stopped (SIGSTOP, a debugger) for
+--stopped-limit while calls wait for it is killed and those calls fail with
+a reason that says so.
+
 --tasks serves MCP's tasks extension to clients of the 2026-07-28 wire
 that declare it: their tools/call requests answer at once with a task,
 which they poll with tasks/get, answer with tasks/update (a question of
@@ -130,6 +140,7 @@ ids of a stateful replica, for a balancer that routes on them.`,
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.ctx, o.useHTTP = cmd.Context(), cmd.Flags().Changed("http")
+			o.bodyTimeoutSet = cmd.Flags().Changed("body-timeout")
 			if runF != nil {
 				return runF(o)
 			}
@@ -162,7 +173,10 @@ ids of a stateful replica, for a balancer that routes on them.`,
 	f.IntVar(&o.maxCallsPerSession, "max-calls-per-session", mcp.DefaultMaxCallsPerSession, "calls one session runs at once; -1 for no limit")
 	f.IntVar(&o.maxBatch, "max-batch", mcp.DefaultMaxBatch, "messages in a JSON-RPC batch (protocol revisions before 2025-06-18)")
 	f.IntVar(&o.maxResultBytes, "max-result-bytes", mcp.DefaultMaxResultBytes, "size of a result sent to a client; longer text is cut")
+	o.bodyTimeout = mcp.DefaultBodyTimeout
+	f.Var(deadline{&o.bodyTimeout}, "body-timeout", "with --http: a request whose body has not arrived this `long` after its headers gets 408 and its connection is closed; 0: no bound")
 	o.drain.register(f)
+	o.stopped.register(f)
 	o.approval.register(f, true, "the client's user")
 	o.log.register(f, "log at debug level: each call, worker and request (never answer values)")
 	cmd.AddCommand(NewCmdMCPInstall(env, nil), newMCPLoginCmd(env), newMCPLogoutCmd(env))
@@ -183,10 +197,10 @@ func isAddress(s string) bool {
 // checkHTTP checks the flags that go with --http and returns the
 // bearer token to require ("" with --no-token).
 func (o *MCPOptions) checkHTTP() (token string, generated bool, err error) {
-	httpOnly := o.token != "" || o.noToken || len(o.origins) > 0 || len(o.hosts) > 0 || o.stateless || o.replicaID != "" || len(o.replicas) > 0 || o.metricsAddr != "" || o.jsonResponse || o.tasks
+	httpOnly := o.bodyTimeoutSet || o.token != "" || o.noToken || len(o.origins) > 0 || len(o.hosts) > 0 || o.stateless || o.replicaID != "" || len(o.replicas) > 0 || o.metricsAddr != "" || o.jsonResponse || o.tasks
 	if !o.useHTTP {
 		if httpOnly {
-			return "", false, usagef("--token, --no-token, --allow-origin, --allow-host, --stateless, --replica-id, --metrics-addr, --json-response and --tasks go with --http")
+			return "", false, usagef("--token, --no-token, --allow-origin, --allow-host, --stateless, --replica-id, --metrics-addr, --json-response, --tasks and --body-timeout go with --http")
 		}
 		return "", false, nil
 	}
@@ -274,9 +288,13 @@ func runMCP(o *MCPOptions) error {
 	}
 	httpOpts := &mcp.HTTPOptions{Token: token, AllowedOrigins: o.origins, AllowedHosts: o.hosts,
 		MaxSessions: o.maxSessions, SessionTimeout: o.sessionIdle, MaxBatch: o.maxBatch,
-		Stateless: o.stateless, DrainTimeout: o.drain.timeout, JSONResponse: o.jsonResponse}
+		Stateless: o.stateless, DrainTimeout: o.drain.timeout, JSONResponse: o.jsonResponse,
+		BodyTimeout: o.bodyTimeout}
 	if o.drain.timeout == 0 {
 		httpOpts.DrainTimeout = -1
+	}
+	if o.bodyTimeout == 0 {
+		httpOpts.BodyTimeout = -1 // no bound; HTTPOptions' zero is the default
 	}
 	var ln net.Listener
 	if useHTTP {
@@ -302,6 +320,7 @@ func runMCP(o *MCPOptions) error {
 	relay := &changeRelay{}
 	eng, err := o.inv.engine(ctx, func(cfg *lcp.Config) {
 		o.watch.configure(cfg, relay)
+		o.stopped.configure(cfg)
 		cfg.DynamicPrompts = true
 		cfg.Respond = broker.Respond // calls a Python tool makes itself
 		cfg.Logger = logger

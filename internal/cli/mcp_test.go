@@ -132,6 +132,13 @@ func TestMCPCommandFlagErrors(t *testing.T) {
 		{[]string{"mcp", "--http", "127.0.0.1:0", "--session-idle", "-1m"}, "must be positive"},
 		{[]string{"mcp", "--http", "127.0.0.1:0", "--drain-timeout", "-1s"}, "must not be negative"},
 		{[]string{"mcp", "--http", "127.0.0.1:0", "--log-format", "xml"}, "text or json"},
+		{[]string{"mcp", "--body-timeout", "5s"}, "go with --http"},
+		{[]string{"mcp", "--http", "127.0.0.1:0", "--body-timeout", "-1s"}, `invalid argument "-1s" for "--body-timeout" flag: want 0 (off) or a duration of at least 1s`},
+		{[]string{"mcp", "--http", "127.0.0.1:0", "--body-timeout", "10ms"}, `for "--body-timeout" flag: want 0 (off)`},
+		{[]string{"mcp", "--http", "127.0.0.1:0", "--body-timeout", "30"}, `invalid argument "30" for "--body-timeout" flag`},
+		{[]string{"mcp", "--stopped-limit", "-5s"}, `invalid argument "-5s" for "--stopped-limit" flag: want 0 (off)`},
+		{[]string{"mcp", "--stopped-limit", "1ns"}, `for "--stopped-limit" flag`},
+		{[]string{"serve", "--stopped-limit", "soon"}, `invalid argument "soon" for "--stopped-limit" flag`},
 	} {
 		_, stderr, code := run(t, "", tc.args...)
 		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
@@ -388,5 +395,60 @@ def tool_slow(flag: str):
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("lcp mcp --http --tasks did not stop")
+	}
+}
+
+// TestMCPCommandBodyTimeout: --body-timeout reaches the endpoint: a body
+// trickled slower than it gets 408, a prompt one is served.
+func TestMCPCommandBodyTimeout(t *testing.T) {
+	var o *MCPOptions
+	if err := parse(t, NewCmdMCP(testEnv(), func(m *MCPOptions) error { o = m; return nil }),
+		"--http", "127.0.0.1:0", "--no-token", "--body-timeout", "1s", "--workspace", t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	urls := make(chan string, 1)
+	o.ready = func(u string) { urls <- u }
+	o.env = &Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }}
+	ctx, cancel := context.WithCancel(context.Background())
+	o.ctx = ctx
+	done := make(chan error, 1)
+	go func() { done <- runMCP(o) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	var url string
+	select {
+	case url = <-urls:
+	case err := <-done:
+		t.Fatalf("lcp mcp --http: %v", err)
+	case <-time.After(2 * time.Minute):
+		t.Fatal("no endpoint")
+	}
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	post := func(body io.Reader, size int64) (int, string) {
+		req, _ := http.NewRequest("POST", url, body)
+		req.ContentLength = size
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, _ := post(strings.NewReader(initialize), int64(len(initialize))); code != http.StatusOK {
+		t.Errorf("a prompt body: %d, want 200", code)
+	}
+	// Half the body, then nothing until the server has answered.
+	pr, pw := io.Pipe()
+	go func() { _, _ = io.WriteString(pw, initialize[:20]) }()
+	code, body := post(pr, int64(len(initialize)))
+	pw.Close()
+	// The answer names the flag's value, not the default's.
+	if code != http.StatusRequestTimeout || !strings.Contains(body, "did not arrive within 1s") {
+		t.Errorf("a body that stops half way: %d %q, want 408 within 1s", code, body)
 	}
 }

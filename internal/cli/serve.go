@@ -34,6 +34,7 @@ type ServeOptions struct {
 	token       string
 	log         logFlags
 	drain       drainFlags
+	stopped     stoppedFlags
 	// ready, when set, gets the page's URL once the server listens (tests).
 	ready func(url string)
 }
@@ -58,7 +59,9 @@ next address. Programs may send the server's token (--token, or
 $LCP_SERVE_TOKEN; random and secret otherwise) in the X-LCP-Token header.
 /healthz and /readyz need no sign-in. On SIGTERM or Ctrl-C the page stops
 taking calls, declines pending approvals and lets calls in flight finish
-(--drain-timeout).`,
+(--drain-timeout). A Python worker stopped (SIGSTOP, a debugger) for
+--stopped-limit while calls wait for it is killed, and those calls fail
+with a reason that says so.`,
 		Example: `  # the page on 127.0.0.1:7777, opened in the browser
   $ lcp serve --tools ./my_tools --open
 
@@ -83,6 +86,7 @@ taking calls, declines pending approvals and lets calls in flight finish
 	f.StringVar(&o.token, "token", "", "session `token` (default: $LCP_SERVE_TOKEN, else random)")
 	o.approval.register(f, false, "the page")
 	o.drain.register(f)
+	o.stopped.register(f)
 	o.log.register(f, "log requests and answers (never their values) on stderr")
 	registerCompletions(cmd, &o.inv)
 	return cmd
@@ -123,6 +127,7 @@ func runServe(o *ServeOptions) error {
 	relay := &changeRelay{}
 	eng, err := o.inv.engine(ctx, func(c *lcp.Config) {
 		o.watch.configure(c, relay)
+		o.stopped.configure(c)
 		c.Respond = broker.Respond
 		c.Logger = logger
 		c.OnCall = logCalls(logger, nil)

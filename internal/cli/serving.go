@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 
@@ -126,6 +128,56 @@ func (d *drainFlags) check() error {
 		return usagef("--drain-timeout must not be negative")
 	}
 	return nil
+}
+
+// minDeadline is the shortest --body-timeout or --stopped-limit taken:
+// below it a busy machine would cut healthy clients and kill workers that
+// were only descheduled.
+const minDeadline = time.Second
+
+// deadline is a duration flag that takes 0 (off) or at least
+// minDeadline; anything else is refused with an error naming the flag.
+type deadline struct{ v *time.Duration }
+
+func (d deadline) String() string {
+	if d.v == nil {
+		return ""
+	}
+	return d.v.String()
+}
+
+func (d deadline) Set(s string) error {
+	v, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || v < 0 || (v > 0 && v < minDeadline) {
+		return fmt.Errorf("want 0 (off) or a duration of at least %s, e.g. 30s", minDeadline)
+	}
+	*d.v = v
+	return nil
+}
+
+func (d deadline) Type() string { return "duration" }
+
+// stoppedFlags is --stopped-limit, how long a worker with calls waiting
+// may stay stopped before the server kills it (lcp mcp, lcp serve).
+type stoppedFlags struct {
+	limit time.Duration
+}
+
+func (s *stoppedFlags) register(fs *pflag.FlagSet) {
+	s.limit = defaultStoppedLimit
+	fs.Var(deadline{&s.limit}, "stopped-limit",
+		"kill a Python worker stopped (SIGSTOP, a debugger; Linux) this `long` while calls wait for it, failing them with a reason; 0: never")
+}
+
+// defaultStoppedLimit is --stopped-limit's default, the engine's.
+const defaultStoppedLimit = 10 * time.Second
+
+// configure sets the engine's StoppedLimit from the flag.
+func (s *stoppedFlags) configure(cfg *lcp.Config) {
+	cfg.StoppedLimit = s.limit
+	if s.limit == 0 {
+		cfg.StoppedLimit = -1 // never; lcp.Config's zero is the default
+	}
 }
 
 // secondSignal returns a channel closed when the process gets a second

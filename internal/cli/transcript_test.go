@@ -43,9 +43,10 @@ func serveInProcess(_ context.Context, dir string, args []string) (io.WriteClose
 // TestCLITranscripts runs testdata/transcripts/cli/*.txtar: commands a
 // user types and what lcp prints. go test -run TestCLITranscripts -update
 // rewrites the sections that differ (-update is docs_test.go's flag: it
-// rewrites the docs' example outputs too).
+// rewrites the docs' example outputs too). A transcript that runs Python
+// tools says so on a comment line, [exec:python3], and only it is skipped
+// on a machine without python3.
 func TestCLITranscripts(t *testing.T) {
-	needPython(t)
 	for _, f := range transcript.Files(t, filepath.Join("testdata", "transcripts", "cli")) {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
 			t.Parallel()
@@ -57,7 +58,6 @@ func TestCLITranscripts(t *testing.T) {
 // TestMCPTranscripts runs testdata/transcripts/mcp/*.txtar: the JSON-RPC
 // messages a client exchanges with `lcp mcp` over stdio.
 func TestMCPTranscripts(t *testing.T) {
-	needPython(t)
 	// A library's system prompt is part of initialize's answer: its
 	// function's budget includes a worker's cold start, which a busy
 	// machine stretches past the 5 s default. (Not t.Setenv: the cases run

@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -57,6 +58,11 @@ func load(t testing.TB, path string, opts *Options) (*Script, string, map[string
 	s, err := ParseFile(path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, prog := range s.Needs {
+		if _, err := exec.LookPath(prog); err != nil {
+			t.Skipf("%s needs %s, which is not on the PATH ([exec:%s])", filepath.Base(path), prog, prog)
+		}
 	}
 	work := t.TempDir()
 	if w, err := filepath.EvalSymlinks(work); err == nil {

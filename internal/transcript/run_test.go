@@ -49,6 +49,31 @@ no luck in ${WORK}
 	RunCLI(t, p, echo, Options{})
 }
 
+// A transcript whose program is missing is skipped before any command
+// runs; one whose program is there runs.
+func TestRunCLINeeds(t *testing.T) {
+	for _, tt := range []struct {
+		prog string
+		skip bool
+	}{
+		{"lcp-transcript-test-no-such-program", true},
+		{"sh", false},
+	} {
+		p := writeScript(t, "[exec:"+tt.prog+"]\n-- cmd --\nlcp echo hi\n-- stdout --\nhi\n")
+		ran, skipped := false, false
+		t.Run(tt.prog, func(t *testing.T) {
+			defer func() { skipped = t.Skipped() }()
+			RunCLI(t, p, func(ctx context.Context, dir string, args []string, stdin string) (string, string, int) {
+				ran = true
+				return echo(ctx, dir, args, stdin)
+			}, Options{})
+		})
+		if skipped != tt.skip || ran == tt.skip {
+			t.Errorf("[exec:%s]: skipped %v, ran %v; want skipped %v", tt.prog, skipped, ran, tt.skip)
+		}
+	}
+}
+
 // -update rewrites the sections that differ, the work directory as
 // ${WORK}, and leaves the rest alone.
 func TestRunCLIUpdate(t *testing.T) {

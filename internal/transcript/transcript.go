@@ -25,6 +25,10 @@
 // there the first time and must be equal afterwards; in a send section
 // "${NAME}" is replaced by the bound value (so a client can answer the
 // server's own requests by their ids).
+//
+// A comment line "[exec:PROGRAM]" says the transcript needs PROGRAM on
+// the PATH (python3, say): without it the runner skips the transcript and
+// says why, and the transcripts that need nothing still run.
 package transcript
 
 import (
@@ -61,6 +65,9 @@ type Script struct {
 	Path string
 	// Comment is the archive's comment: what the transcript shows.
 	Comment string
+	// Needs are the programs the transcript needs on the PATH, from its
+	// comment's "[exec:PROGRAM]" lines.
+	Needs []string
 	// Files are the fixtures, written under the work directory.
 	Files []txtar.File
 	// Steps are the sections after the fixtures, in order.
@@ -84,6 +91,11 @@ type Section struct {
 func Parse(path string, data []byte) (*Script, error) {
 	a := txtar.Parse(data)
 	s := &Script{Path: path, Comment: string(a.Comment), archive: a}
+	needs, err := conditions(s.Comment)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	s.Needs = needs
 	steps := false
 	for i, f := range a.Files {
 		if !stepKinds[f.Name] {
@@ -112,6 +124,26 @@ func ParseFile(path string) (*Script, error) {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
 	return Parse(path, data)
+}
+
+// conditions reads the comment's condition lines: a whole line in
+// brackets. "[exec:PROGRAM]" is the only kind; another is refused, so that
+// a misspelt condition cannot quietly run a case where it cannot pass.
+func conditions(comment string) ([]string, error) {
+	var needs []string
+	for line := range strings.Lines(comment) {
+		line = strings.TrimSpace(line)
+		if len(line) < 2 || line[0] != '[' || line[len(line)-1] != ']' {
+			continue
+		}
+		cond := line[1 : len(line)-1]
+		prog, ok := strings.CutPrefix(cond, "exec:")
+		if !ok || prog == "" || strings.ContainsAny(prog, " \t/") {
+			return nil, fmt.Errorf("condition %s: the runner knows [exec:PROGRAM] (a program on the PATH)", line)
+		}
+		needs = append(needs, prog)
+	}
+	return needs, nil
 }
 
 func checkFixture(name string) error {

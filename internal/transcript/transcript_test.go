@@ -30,6 +30,28 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// The comment's whole-line conditions name the programs a transcript
+// needs; brackets inside prose are prose.
+func TestParseConditions(t *testing.T) {
+	for _, tt := range []struct {
+		comment string
+		want    []string
+	}{
+		{"Calls a tool.\n", nil},
+		{"[exec:python3]\nCalls a Python tool.\n", []string{"python3"}},
+		{"Two.\n  [exec:python3]  \n[exec:node]\n", []string{"python3", "node"}},
+		{"Answers [a]lways at the prompt.\n", nil},
+	} {
+		s, err := Parse("t.txtar", []byte(tt.comment+"-- cmd --\nlcp version\n"))
+		if err != nil {
+			t.Fatalf("%q: %v", tt.comment, err)
+		}
+		if diff := cmp.Diff(tt.want, s.Needs); diff != "" {
+			t.Errorf("%q: needs mismatch (-want +got):\n%s", tt.comment, diff)
+		}
+	}
+}
+
 func TestParseRefuses(t *testing.T) {
 	for _, tt := range []struct{ text, want string }{
 		{"nothing\n", "no steps"},
@@ -44,6 +66,9 @@ func TestParseRefuses(t *testing.T) {
 		{"-- send --\n{}\n-- args --\nlcp mcp\n", "args must be the first step"},
 		{"-- cmd --\nlcp version\n-- send --\n{}\n", "send in a CLI transcript"},
 		{"-- send --\n{}\n-- cmd --\nlcp version\n", "cmd in an MCP transcript"},
+		{"[python3]\n-- cmd --\nlcp version\n", "condition [python3]: the runner knows [exec:PROGRAM]"},
+		{"[exec:]\n-- cmd --\nlcp version\n", "condition [exec:]"},
+		{"[exec:/usr/bin/python3]\n-- cmd --\nlcp version\n", "condition [exec:/usr/bin/python3]"},
 	} {
 		_, err := Parse("t.txtar", []byte(tt.text))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
