@@ -449,8 +449,14 @@ func (s *Server) reloading(name string) (*sdk.CallToolResult, bool) {
 	if !ok || time.Since(at) > reloadWindow {
 		return nil, false
 	}
+	return reloadingResult(name), true
+}
+
+// reloadingResult is the answer to a call of a tool whose library is
+// being reloaded.
+func reloadingResult(name string) *sdk.CallToolResult {
 	msg := fmt.Sprintf("the tool %q is not available at the moment: its library is being reloaded (its file changed on disk and does not define the tool now); call it again shortly", name)
-	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}, true
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}
 }
 
 // refused tells OnRefused that a limit refused a request.
@@ -556,6 +562,12 @@ func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 	if err != nil {
 		var unknown *tool.UnknownToolError
 		if errors.As(err, &unknown) {
+			if st != nil {
+				// The list still has the tool: the tool set has
+				// already reloaded its library, and the list is about
+				// to follow.
+				return reloadingResult(p.Name), nil
+			}
 			if res, ok := s.reloading(p.Name); ok {
 				return res, nil
 			}

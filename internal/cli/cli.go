@@ -148,7 +148,28 @@ func ExitCode(err error) int {
 
 // Main runs the lcp command and returns the exit code. Errors are printed
 // on stderr as one line.
-func Main(env *Env) int { return run1(env, NewRoot(env)) }
+//
+// Only the subcommand named by the first argument is built when there is
+// one: building the others (their flags, help texts and completions) is
+// most of what a short command such as lcp version or lcp list costs
+// after the process has started. Anything else (no argument, a flag, help,
+// completion, an unknown word to suggest a command for) gets the whole
+// tree.
+func Main(env *Env) int { return run1(env, newRoot(env, hotCommand(env.Args))) }
+
+// hotCommand is the subcommand Main builds alone for args: the first
+// argument when it names one, "" otherwise.
+func hotCommand(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.name
+		}
+	}
+	return ""
+}
 
 // run1 runs root as Main does.
 func run1(env *Env, root *cobra.Command) int {
@@ -182,21 +203,32 @@ func oneLine(s string) string {
 	return s
 }
 
-// commands lists the constructors of the subcommands, in help order.
-var commands = []func(*Env) *cobra.Command{
-	func(env *Env) *cobra.Command { return NewCmdList(env, nil) },
-	func(env *Env) *cobra.Command { return NewCmdCheck(env, nil) },
-	func(env *Env) *cobra.Command { return NewCmdCall(env, nil) },
-	func(env *Env) *cobra.Command { return NewCmdChat(env, nil) },
-	func(env *Env) *cobra.Command { return NewCmdMCP(env, nil) },
-	func(env *Env) *cobra.Command { return NewCmdServe(env, nil) },
-	func(env *Env) *cobra.Command { return NewCmdNew(env, nil) },
-	func(env *Env) *cobra.Command { return NewCmdDoctor(env, nil) },
-	func(env *Env) *cobra.Command { return NewCmdVersion(env, nil) },
+// subcommand is one subcommand of lcp: its name (the first word of its
+// Use, which TestCommandNames checks) and its constructor.
+type subcommand struct {
+	name string
+	new  func(*Env) *cobra.Command
 }
 
-// NewRoot returns the lcp root command.
-func NewRoot(env *Env) *cobra.Command {
+// commands lists the subcommands, in help order.
+var commands = []subcommand{
+	{"list", func(env *Env) *cobra.Command { return NewCmdList(env, nil) }},
+	{"check", func(env *Env) *cobra.Command { return NewCmdCheck(env, nil) }},
+	{"call", func(env *Env) *cobra.Command { return NewCmdCall(env, nil) }},
+	{"chat", func(env *Env) *cobra.Command { return NewCmdChat(env, nil) }},
+	{"mcp", func(env *Env) *cobra.Command { return NewCmdMCP(env, nil) }},
+	{"serve", func(env *Env) *cobra.Command { return NewCmdServe(env, nil) }},
+	{"new", func(env *Env) *cobra.Command { return NewCmdNew(env, nil) }},
+	{"doctor", func(env *Env) *cobra.Command { return NewCmdDoctor(env, nil) }},
+	{"version", func(env *Env) *cobra.Command { return NewCmdVersion(env, nil) }},
+}
+
+// NewRoot returns the lcp root command with all its subcommands.
+func NewRoot(env *Env) *cobra.Command { return newRoot(env, "") }
+
+// newRoot returns the lcp root command with the subcommand named only, or
+// with all of them when only is "".
+func newRoot(env *Env, only string) *cobra.Command {
 	var showVersion bool
 	root := &cobra.Command{
 		Use:   "lcp",
@@ -226,7 +258,9 @@ With neither --tools nor --file, the built-in default library is used.`,
 	root.SetErr(env.Stderr)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return flagError(cmd, err, env.Args) })
 	for _, c := range commands {
-		root.AddCommand(c(env))
+		if only == "" || c.name == only {
+			root.AddCommand(c.new(env))
+		}
 	}
 	return root
 }
