@@ -331,10 +331,10 @@ const maxIntakeResponses = 64
 // gatherIntake reads the answers a tools/call brings (raw, its
 // inputResponses) to the intake's requests: the answers, when all are
 // there; else the input_required result that asks for the ones missing.
-// Answers of requests the intake did not make are ignored; an answer of
-// the wrong kind counts as missing. Unreadable inputResponses, too many of
-// them, or requests the client declared no capability for are the
-// JSON-RPC error.
+// Answers of requests the intake did not make are ignored. Unreadable
+// inputResponses, too many of them, an answer of the wrong kind (a roots
+// list for an elicitation), or requests the client declared no
+// capability for are the JSON-RPC error, and nothing starts.
 func gatherIntake(intake sdk.InputRequestMap, caps *sdk.ClientCapabilities, raw json.RawMessage) (sdk.InputResponseMap, json.RawMessage, *jsonrpc.Error) {
 	if err := checkCapabilities(caps, intake); err != nil {
 		var missing *MissingClientCapabilityError
