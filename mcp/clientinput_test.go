@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the tests ask for and answer sampling and roots as clients of both wires still do (deprecated from 2026-07-28 on, SEP-2577)
+
 package mcp
 
 import (

@@ -396,11 +396,14 @@ func clientCapabilities(raw json.RawMessage) *sdk.ClientCapabilities {
 	if json.Unmarshal(raw, &c) != nil {
 		return nil
 	}
+	// The roots capability is deprecated from 2026-07-28 on (SEP-2577)
+	// and still what AskClient's roots/list requests need.
 	var roots struct {
+		//lint:ignore SA1019 see above
 		Roots *sdk.RootCapabilities `json:"roots"`
 	}
 	if json.Unmarshal(raw, &roots) == nil && roots.Roots != nil {
-		//lint:ignore SA1019 roots are deprecated on the new wire, still asked for by AskClient
+		//lint:ignore SA1019 see above
 		c.RootsV2 = roots.Roots
 	}
 	return &c

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the tests ask for and answer roots and sampling inside tasks as clients still do (deprecated from 2026-07-28 on, SEP-2577)
+
 package mcp
 
 import (
@@ -77,7 +79,7 @@ func TestTaskAskClientPartial(t *testing.T) {
 	log := newStatusLog()
 	tasks := NewTasks(askingTools(t), &TaskOptions{OnStatus: log.add})
 	t.Cleanup(func() { tasks.Close() })
-	caps := &sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{}, RootsV2: &sdk.RootCapabilities{}} //lint:ignore SA1019 roots are what the test asks for
+	caps := &sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{}, RootsV2: &sdk.RootCapabilities{}}
 	task, err := tasks.StartCall(context.Background(), "ada", &TaskCall{Tool: "ask_two", Arguments: json.RawMessage(`{}`), ClientCapabilities: caps})
 	if err != nil {
 		t.Fatal(err)

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the fixture serves the suite's sampling and roots scenarios: deprecated from 2026-07-28 on (SEP-2577), still tested by the suite on both wires
+
 // Command server is lcp's fixture for the server scenarios of the
 // official MCP conformance suite (@modelcontextprotocol/conformance).
 //
