@@ -50,17 +50,17 @@ func (e *Engine) sandboxed(stem string) (bool, error) {
 // sandbox when its host configuration asks for it (sandbox:
 // "workspace-write" or "read-only") or Config.Sandbox does for all. Other
 // libraries run as they are: they are the user's own, trusted code.
-func (e *Engine) wrapWorker(cmd *exec.Cmd, lib worker.Library, ws string, calls func() []context.Context) (func(), error) {
+func (e *Engine) wrapWorker(cmd *exec.Cmd, lib worker.Library, ws string, calls func() []context.Context) (worker.Wrapped, error) {
 	stem := lib.Stem
 	if stem == "" {
 		stem = strings.TrimSuffix(filepath.Base(lib.Path), ".py")
 	}
 	set, mode, boxed, err := e.sandboxMode(stem)
 	if err != nil {
-		return nil, err
+		return worker.Wrapped{}, err
 	}
 	if !boxed {
-		return func() {}, nil
+		return worker.Wrapped{}, nil
 	}
 	program, paths := sandbox.Python(cmd.Path)
 	// Python finds its prefix from argv[0]: a bare name would be looked up
@@ -81,9 +81,6 @@ func (e *Engine) wrapWorker(cmd *exec.Cmd, lib worker.Library, ws string, calls 
 	}
 	pol := set.Policy(ws, mode, extra, paths)
 	pol.Limits = pol.Limits.Budget(e.cfg.SandboxBudget)
-	// The disk budget of a worker, which writes the workspace directly,
-	// bounds what each call writes, not the worker's whole life.
-	pol.Unit = func() string { return callUnit(calls()) }
 	var proxy *egress.Proxy
 	if !pol.Network {
 		proxy = egress.New(&egress.Options{Allow: set.Allow, Ask: e.askEgress(stem, calls), OnDeny: e.egressDenied(stem, calls), Logger: e.cfg.Logger})
@@ -94,14 +91,22 @@ func (e *Engine) wrapWorker(cmd *exec.Cmd, lib worker.Library, ws string, calls 
 		if proxy != nil {
 			proxy.Close()
 		}
-		return nil, fmt.Errorf("library %s: %w", stem, err)
+		return worker.Wrapped{}, fmt.Errorf("library %s: %w", stem, err)
 	}
 	if mode == sandbox.Write {
 		e.kept.Store(stem+"\x00"+ws, box.KeptReadOnly())
 	}
 	// A worker writes its workspace directly: the box holds nothing to
 	// read back once the process runs; its proxy serves it while it lives.
-	return func() {
+	// The disk budget of a workspace-write worker bounds what each call
+	// writes (from its start to its result), not the worker's whole life.
+	w := worker.Wrapped{CallStarted: box.BeginUnit, CallEnded: func() error {
+		if err := box.EndUnit(); err != nil {
+			return fmt.Errorf("library %s: %w", stem, err)
+		}
+		return nil
+	}}
+	w.Started = func() {
 		box.Started()
 		go func() {
 			<-box.Ended()
@@ -114,7 +119,8 @@ func (e *Engine) wrapWorker(cmd *exec.Cmd, lib worker.Library, ws string, calls 
 			}
 		}()
 		box.Close()
-	}, nil
+	}
+	return w, nil
 }
 
 // askEgress is who decides a connection of a boxed library's worker to a
@@ -209,17 +215,4 @@ func (e *Engine) confirmNote(stem, ws string) string {
 		kept = append(kept[:maxKeptLines:maxKeptLines], fmt.Sprintf("and %d more", len(kept)-maxKeptLines))
 	}
 	return note + " Kept read-only:\n- " + strings.Join(kept, "\n- ")
-}
-
-// callUnit names the calls in flight on a worker by their ids, for the
-// disk budget's count per call (sandbox.Policy.Unit).
-func callUnit(cs []context.Context) string {
-	ids := make([]string, 0, len(cs))
-	for _, c := range cs {
-		if r := tool.CallFromContext(c); r != nil {
-			ids = append(ids, r.CallID)
-		}
-	}
-	slices.Sort(ids)
-	return strings.Join(ids, " ")
 }

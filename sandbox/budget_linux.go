@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -26,15 +25,11 @@ type budget struct {
 	gateW  *os.File  // the init starts the command once lcp writes a byte here
 	layer  *os.File  // the size-capped tmpfs of the copy-on-write layer, or nil
 	// writes is set for a Write run with a disk budget: the bytes its
-	// processes write are counted (diskwrites_linux.go), from base on.
-	// unit (Policy.Unit) names the run's unit of work; when it changes,
-	// base moves to the previous reading, last.
-	writes   bool
-	unit     func() string
-	unitMu   sync.Mutex
-	lastUnit string
-	last     int64
-	base     atomic.Int64
+	// processes write are counted (diskwrites_linux.go), from base on
+	// (the count when the current unit of work began: BeginUnit).
+	writes bool
+	unitMu sync.Mutex // BeginUnit and the readings of unitWrites, in turn
+	base   int64
 
 	mu       sync.Mutex
 	exceeded string
@@ -60,7 +55,7 @@ func (b *Box) prepareBudget(cmd *exec.Cmd) error {
 	g := &budget{cmd: cmd, limits: l, stop: make(chan struct{})}
 	b.budget = g
 	if b.policy.Mode == Write && l.Disk > 0 && ioAccounting() {
-		g.writes, g.unit = true, b.policy.Unit
+		g.writes = true
 	}
 	if l.TotalMemory > 0 || l.Processes > 0 {
 		group, err := newRunGroup(l)
@@ -140,23 +135,54 @@ func (g *budget) check() string {
 	if g.layer != nil && layerFull(g.layer) {
 		return BudgetDisk
 	}
-	if g.writes && g.cmd.Process != nil {
-		n := g.runWrites(g.cmd.Process.Pid)
-		if g.unit != nil {
-			u := g.unit()
-			g.unitMu.Lock()
-			if u != g.lastUnit {
-				g.base.Store(g.last)
-				g.lastUnit = u
-			}
-			g.last = n
-			g.unitMu.Unlock()
-		}
-		if n-g.base.Load() > g.limits.Disk {
-			return BudgetDisk
-		}
+	if g.writes && g.cmd.Process != nil && g.unitWrites(g.cmd.Process.Pid) > g.limits.Disk {
+		return BudgetDisk
 	}
 	return ""
+}
+
+// unitWrites is what the run has written since its current unit of work
+// began (since it started, when it has none).
+func (g *budget) unitWrites(init int) int64 {
+	g.unitMu.Lock()
+	defer g.unitMu.Unlock()
+	return g.runWrites(init) - g.base
+}
+
+// BeginUnit begins a unit of work of a long-lived Write run, a library
+// worker's call: from now on the disk budget bounds what the run writes
+// since this moment, not since it started, so that calls that each stay
+// within the budget never add up to more. The writes of calls in flight
+// together count for the newest one. It does nothing for other runs.
+func (b *Box) BeginUnit() {
+	g := b.budget
+	if g == nil || !g.writes || g.cmd.Process == nil {
+		return
+	}
+	g.unitMu.Lock()
+	defer g.unitMu.Unlock()
+	g.base = g.runWrites(g.cmd.Process.Pid)
+}
+
+// EndUnit ends a unit of work begun with BeginUnit: when the run has
+// written more than its disk budget since then (a writer faster than the
+// budget's watch) it ends the run at BudgetDisk, as the watch would have,
+// and returns an error that names the budget; it also does when the run
+// had already gone over a budget. Nil otherwise, and for other runs.
+func (b *Box) EndUnit() error {
+	g := b.budget
+	if g == nil || !g.writes || g.cmd.Process == nil {
+		return nil
+	}
+	if g.exceededNow() == "" && g.unitWrites(g.cmd.Process.Pid) > g.limits.Disk {
+		g.over(BudgetDisk)
+	}
+	what := g.exceededNow()
+	if what == "" {
+		return nil
+	}
+	r := &Report{Limits: g.limits, Mode: Write, Exceeded: what}
+	return fmt.Errorf("sandbox: the run went over %s and was ended", r.BudgetText())
 }
 
 // layerFull reports whether the copy-on-write layer's filesystem is full

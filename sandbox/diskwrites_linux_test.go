@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -24,8 +23,8 @@ func requireIOAccounting(t *testing.T) {
 
 // TestBudgetWrites: a Write run that writes more than its disk budget to
 // the workspace is ended at "disk" (the script would otherwise sleep for
-// minutes, past the hang detector); one that writes within it, and
-// deletes a larger temporary file before it reaches the disk, is not.
+// minutes, past the hang detector); one that writes more than the budget
+// but deletes most of it before it reaches the disk is not.
 func TestBudgetWrites(t *testing.T) {
 	requireIOAccounting(t)
 	limits := Limits{Disk: 40 << 20, WallTime: 5 * time.Minute}
@@ -34,7 +33,9 @@ func TestBudgetWrites(t *testing.T) {
 	}{
 		{"over: one large file", `head -c 1000000000 /dev/zero > big.bin; echo written; sleep 300`, BudgetDisk},
 		{"over: in a child of a child", `sh -c 'sh -c "head -c 1000000000 /dev/zero > big.bin"'; sleep 300`, BudgetDisk},
-		{"within, a temporary file deleted", `head -c 48000000 /dev/zero > tmp.bin; rm tmp.bin; head -c 8000000 /dev/zero > keep.bin; echo done`, ""},
+		// 56 MB written, 48 MB of it deleted before it reached the disk:
+		// the count never goes past 8 MB, whenever the watch reads it.
+		{"within, temporary files deleted", `for i in 1 2 3 4 5 6; do head -c 8000000 /dev/zero > tmp.bin; rm tmp.bin; done; head -c 8000000 /dev/zero > keep.bin; echo done`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ws := t.TempDir()
@@ -59,29 +60,28 @@ func TestBudgetWrites(t *testing.T) {
 	}
 }
 
-// TestBudgetWritesUnit: with Policy.Unit (a worker's calls), the budget
-// counts each unit from the reading before the watch first saw it: two
-// units of 24 MB each stay within a 40 MiB budget (48 MB together), a
-// third of 48 MB goes over. The script waits at a gate file between
-// units; the test moves on once the watch has read each phase (hang
-// detector: the context).
+// TestBudgetWritesUnit: with units of work (a worker's calls, begun and
+// ended with BeginUnit and EndUnit), the disk budget bounds each unit:
+// two units of 24 MB each stay within a 40 MiB budget (48 MB together),
+// a third of 48 MB goes over, whether the watch or EndUnit sees it
+// first. The script waits at a gate file between units and marks the
+// end of each (hang detector: the context).
 func TestBudgetWritesUnit(t *testing.T) {
 	requireIOAccounting(t)
 	ws := t.TempDir()
 	os.Chmod(ws, 0o755)
-	var unit atomic.Value
-	unit.Store("call-1")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	script := `head -c 24000000 /dev/zero > a.bin; : > done1
+	script := `while [ ! -e go1 ]; do sleep 0.05; done
+		head -c 24000000 /dev/zero > a.bin; : > done1
 		while [ ! -e go2 ]; do sleep 0.05; done
 		head -c 24000000 /dev/zero > b.bin; : > done2
 		while [ ! -e go3 ]; do sleep 0.05; done
-		head -c 48000000 /dev/zero > c.bin; echo third; sleep 300`
+		head -c 48000000 /dev/zero > c.bin; : > done3; sleep 300`
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", script)
 	cmd.Dir = ws
 	box, err := Wrap(cmd, &Policy{Workspace: ws, Mode: Write, Env: []string{"PATH=/usr/local/bin:/usr/bin:/bin"},
-		Limits: Limits{Disk: 40 << 20, WallTime: 5 * time.Minute}, Unit: func() string { return unit.Load().(string) }})
+		Limits: Limits{Disk: 40 << 20, WallTime: 5 * time.Minute}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,36 +92,33 @@ func TestBudgetWritesUnit(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := box.budget
-	reading := func() int64 {
-		g.unitMu.Lock()
-		defer g.unitMu.Unlock()
-		return g.last
-	}
 	waitFor := func(what string, ok func() bool) {
 		t.Helper()
 		for !ok() {
 			if ctx.Err() != nil {
-				t.Fatalf("%s never happened (reading %d, base %d, exceeded %q)", what, reading(), g.base.Load(), g.exceededNow())
+				t.Fatalf("%s never happened (exceeded %q)", what, g.exceededNow())
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	// Unit 1 writes 24 MB.
-	waitFor("unit 1's writes read", func() bool { return exists(filepath.Join(ws, "done1")) && reading() >= 22<<20 })
-	unit.Store("call-2")
-	waitFor("unit 2 seen", func() bool { return g.base.Load() >= 22<<20 })
-	if err := os.WriteFile(filepath.Join(ws, "go2"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// Unit 2 writes 24 MB more: 48 MB for the run, 24 for the unit.
-	waitFor("unit 2's writes read", func() bool { return exists(filepath.Join(ws, "done2")) && reading() >= 44<<20 })
-	if e := g.exceededNow(); e != "" {
-		t.Fatalf("ended although no unit went over: %s", e)
-	}
-	unit.Store("call-3")
-	waitFor("unit 3 seen", func() bool { return g.base.Load() >= 44<<20 })
-	if err := os.WriteFile(filepath.Join(ws, "go3"), nil, 0o644); err != nil {
-		t.Fatal(err)
+	for i, unit := range []struct{ overs bool }{{false}, {false}, {true}} {
+		n := i + 1
+		box.BeginUnit()
+		if err := os.WriteFile(filepath.Join(ws, fmt.Sprintf("go%d", n)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		done := filepath.Join(ws, fmt.Sprintf("done%d", n))
+		waitFor(fmt.Sprintf("unit %d's end", n), func() bool { return exists(done) || g.exceededNow() != "" })
+		err := box.EndUnit()
+		if !unit.overs {
+			if err != nil {
+				t.Fatalf("unit %d of 24 MB (%d MB for the run): %v", n, 24*n, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), "the disk budget (40 MiB written to the workspace)") {
+			t.Fatalf("unit %d of 48 MB: err = %v", n, err)
+		}
 	}
 	_ = cmd.Wait()
 	if r := box.Report(); r.Exceeded != BudgetDisk {

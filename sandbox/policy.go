@@ -91,14 +91,6 @@ type Policy struct {
 	GivenEnv []string
 	// Limits bound the run's resources; zero fields take the defaults.
 	Limits Limits
-	// Unit, when set, names the unit of work a long-lived Write run is
-	// doing (a library's worker: the ids of its calls in flight, "" when
-	// idle). The disk budget then bounds each unit rather than the run's
-	// whole life: when the budget's watch (about every 100 ms) sees a new
-	// unit, the count starts again from its previous reading, so the
-	// writes since then go to the new unit. Units that start and end
-	// between two readings count together.
-	Unit func() string
 	// NoSeccomp starts the run without the seccomp filter that denies
 	// system calls no tool needs (io_uring, keyrings, bpf, new namespaces,
 	// mounts, ptrace attach, ...; see docs/sandbox.md). LCP_SECCOMP=off in
@@ -130,7 +122,9 @@ type Limits struct {
 	// net of what they delete before it reaches the disk, as the
 	// kernel's per-process I/O accounting counts them (read about every
 	// 100 ms, so a fast writer can go past it by what it writes in that
-	// time; each file stays within FileSize).
+	// time; each file stays within FileSize), since the run started or
+	// since its current unit of work began (Box.BeginUnit: a library
+	// worker's call).
 	Disk int64
 	// WallTime ends the run after this long; zero or negative means none
 	// (the built-in tools have their own time limit).
