@@ -9,8 +9,9 @@
 //
 // Wrap rewrites an exec.Cmd so that starting it starts the sandbox's init
 // (the binary itself, started again through /proc/self/exe and recognised
-// by Main, which the binary calls first in main), which builds the sandbox
-// and runs the original program in it:
+// by Main, which the binary calls first in main, or sooner by the
+// sandbox/boot package that main imports), which builds the sandbox and
+// runs the original program in it:
 //
 //	cmd := exec.Command("/bin/sh", "-c", "make test")
 //	cmd.Dir = ws
