@@ -3,10 +3,12 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -155,5 +157,106 @@ func TestDescendants(t *testing.T) {
 		if _, _, ok := procWrites(pid); !ok {
 			t.Errorf("no I/O counters for %d", pid)
 		}
+	}
+}
+
+// BenchmarkUnitMarks: what the disk budget's per-call marks (BeginUnit
+// and EndUnit, which read the I/O counters of the run's processes) add to
+// a workspace-write worker's call, on a Write run of four processes (a
+// worker's init, guardian, interpreter and a child, roughly), against the
+// floor of any worker call: a line sent to a child process through a pipe
+// and read back, measured in the same run.
+func BenchmarkUnitMarks(b *testing.B) {
+	requireSandbox(b)
+	if !ioAccounting() {
+		b.Skip("no per-process I/O accounting here")
+	}
+	ws := b.TempDir()
+	os.Chmod(ws, 0o755)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", "sleep 300 & sleep 300 & wait")
+	cmd.Dir = ws
+	box, err := Wrap(cmd, &Policy{Workspace: ws, Mode: Write, Env: []string{"PATH=/usr/local/bin:/usr/bin:/bin"},
+		Limits: Limits{Disk: 1 << 30}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer box.Close()
+	err = cmd.Start()
+	box.Started()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	for len(box.budget.runPids(cmd.Process.Pid)) < 4 {
+		if ctx.Err() != nil {
+			b.Fatal("the run's processes never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	var marks, trip float64
+	b.Run("marks", func(b *testing.B) {
+		for b.Loop() {
+			box.BeginUnit()
+			if err := box.EndUnit(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		marks = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	})
+	b.Run("reference: pipe round trip", func(b *testing.B) {
+		cat := exec.Command("cat")
+		in, _ := cat.StdinPipe()
+		out, _ := cat.StdoutPipe()
+		if err := cat.Start(); err != nil {
+			b.Fatal(err)
+		}
+		defer func() { in.Close(); _ = cat.Wait() }()
+		buf := make([]byte, 6)
+		for b.Loop() {
+			if _, err := in.Write([]byte("hello\n")); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := io.ReadFull(out, buf); err != nil {
+				b.Fatal(err)
+			}
+		}
+		trip = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	})
+	if trip > 0 {
+		load, _ := os.ReadFile("/proc/loadavg")
+		b.Logf("marks %.1f µs per call, pipe round trip %.1f µs: ratio %.2f (load %s)", marks/1e3, trip/1e3, marks/trip, strings.TrimSpace(string(load)))
+	}
+}
+
+// BenchmarkProcWrites: one process's I/O counters read with bare system
+// calls (procWrites) against os.ReadFile of the same file, in one run.
+func BenchmarkProcWrites(b *testing.B) {
+	if !ioAccounting() {
+		b.Skip("no per-process I/O accounting here")
+	}
+	pid := os.Getpid()
+	var bare, readFile float64
+	b.Run("procWrites", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, ok := procWrites(pid); !ok {
+				b.Fatal("no counters")
+			}
+		}
+		bare = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	})
+	b.Run("reference: os.ReadFile", func(b *testing.B) {
+		p := "/proc/" + strconv.Itoa(pid) + "/io"
+		for b.Loop() {
+			if _, err := os.ReadFile(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+		readFile = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	})
+	if readFile > 0 {
+		load, _ := os.ReadFile("/proc/loadavg")
+		b.Logf("procWrites %.1f µs, os.ReadFile %.1f µs: ratio %.2f (load %s)", bare/1e3, readFile/1e3, bare/readFile, strings.TrimSpace(string(load)))
 	}
 }
