@@ -143,6 +143,7 @@ type Result struct {
 	Diagnostics []tool.Diagnostic
 
 	opts Options
+	wd   string // the working directory, for abs; "" when unknown
 }
 
 // Run discovers the tools of opts. The files are read and parsed
@@ -194,6 +195,9 @@ func diagStep(sev, code, file, msg string) step {
 // run reads the files of a plan concurrently, then registers the steps in
 // order: the first tool of a name wins.
 func (r *Result) run(plan []step) {
+	if runtime.GOOS != "windows" {
+		r.wd, _ = os.Getwd() // once: filepath.Abs asks for it (two stats) per file
+	}
 	readAll(plan, r.read)
 	n, files := len(r.Diagnostics), 0
 	for i := range plan {
@@ -465,10 +469,7 @@ func (r *Result) read(path, group string, buf *[]byte) fileRead {
 	diag := func(sev, code, msg string) {
 		got.diags = append(got.diags, tool.Diagnostic{Severity: sev, Code: code, File: path, Message: msg})
 	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		abs = path
-	}
+	abs := r.abs(path)
 	stem := pysrc.Stem(path)
 	if group == "" {
 		group = stem
@@ -537,9 +538,9 @@ func (r *Result) read(path, group string, buf *[]byte) fileRead {
 	return file(pf, sum, false)
 }
 
-// readFile reads the file at path as os.ReadFile does, into *buf (grown
-// as needed).
-func readFile(path string, buf *[]byte) ([]byte, error) {
+// readFileOS reads the file at path as os.ReadFile does, into *buf
+// (grown as needed), through an *os.File.
+func readFileOS(path string, buf *[]byte) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -563,6 +564,22 @@ func readFile(path string, buf *[]byte) ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// abs is filepath.Abs(path), or path when that fails, with the working
+// directory read once per discovery (on Windows, filepath.Abs itself:
+// drive-relative paths have their own rules there).
+func (r *Result) abs(path string) string {
+	switch {
+	case filepath.IsAbs(path):
+		return filepath.Clean(path)
+	case r.wd != "":
+		return filepath.Join(r.wd, path)
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 func (r *Result) diag(sev, code, file, msg string) {
