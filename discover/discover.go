@@ -17,7 +17,6 @@
 package discover
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -69,9 +68,8 @@ type File struct {
 	Dir string
 	// Source is what the reader extracted.
 	Source *pysrc.File
-	// Sum is the SHA-256 of the content read, which identifies the
-	// version of the file.
-	Sum [sha256.Size]byte
+	// Sum identifies the version of the file: the content read's Sum.
+	Sum Sum
 	// LastGood is set when the file on disk no longer reads (a syntax
 	// error, not UTF-8, unreadable) and Source is its last good version,
 	// kept by a Cache.
@@ -474,7 +472,7 @@ func (r *Result) read(path, group string, buf *[]byte) fileRead {
 	if group == "" {
 		group = stem
 	}
-	file := func(pf *pysrc.File, sum [sha256.Size]byte, lastGood bool) fileRead {
+	file := func(pf *pysrc.File, sum Sum, lastGood bool) fileRead {
 		got.path = path
 		got.file = &File{Path: abs, Stem: stem, Group: group, Dir: filepath.Dir(abs), Source: pf, Sum: sum, LastGood: lastGood}
 		return got
@@ -510,7 +508,7 @@ func (r *Result) read(path, group string, buf *[]byte) fileRead {
 		diag("warning", "unreadable-file", fmt.Sprintf("cannot read %s: %v", path, pathErr(err)))
 		return got
 	}
-	sum := sha256.Sum256(src)
+	sum := SumOf(src)
 	pf := c.lookup(abs, sum, precise)
 	if pf == nil {
 		pf, err = pysrc.ReadFileOptions(path, src, &pysrc.Options{PreciseTypes: precise})
