@@ -124,7 +124,7 @@ func writeChunks(w io.Writer, chunks, workers int, build func(k int, out, scratc
 		done[k] = make(chan piece, 1)
 	}
 	free := make(chan []byte, 2*workers) // written buffers, for the next chunks
-	var next, size atomic.Int64 // size: the length of the last chunk built
+	var next, size atomic.Int64          // size: the length of the last chunk built
 	var stop atomic.Bool
 	for range workers {
 		go func() {
