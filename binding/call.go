@@ -3,7 +3,6 @@ package binding
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lcptools/lcp/discover"
 	"github.com/lcptools/lcp/hitl"
 	"github.com/lcptools/lcp/internal/jsonscan"
 	"github.com/lcptools/lcp/pysrc"
@@ -100,9 +100,9 @@ func (b *Binding) run(ctx context.Context, e *entry, c *tool.CallRequest) (*tool
 
 // fileChanged reports whether the file at path no longer has the sum
 // the binding read (or cannot be read).
-func fileChanged(path string, sum [sha256.Size]byte) bool {
+func fileChanged(path string, sum discover.Sum) bool {
 	b, err := os.ReadFile(path)
-	return err != nil || sha256.Sum256(b) != sum
+	return err != nil || discover.SumOf(b) != sum
 }
 
 // prepareArgs applies steps 2-4 of the contract: hidden names removed,

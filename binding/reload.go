@@ -194,7 +194,7 @@ func diffTables(old, cur *table) *Change {
 			c.Removed = append(c.Removed, name)
 		}
 	}
-	sums := map[string][32]byte{}
+	sums := map[string]discover.Sum{}
 	for _, f := range old.files {
 		sums[f.Path] = f.Sum
 	}

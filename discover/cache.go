@@ -1,7 +1,6 @@
 package discover
 
 import (
-	"crypto/sha256"
 	"sync"
 
 	"github.com/lcptools/lcp/pysrc"
@@ -26,13 +25,13 @@ type cacheKey struct {
 }
 
 type cached struct {
-	sum  [sha256.Size]byte
+	sum  Sum
 	pf   *pysrc.File
 	good *cached // the last version without syntax errors
 }
 
 // lookup returns the cached parse of path when its content is sum.
-func (c *Cache) lookup(path string, sum [sha256.Size]byte, precise bool) *pysrc.File {
+func (c *Cache) lookup(path string, sum Sum, precise bool) *pysrc.File {
 	if c == nil {
 		return nil
 	}
@@ -58,7 +57,7 @@ func (c *Cache) good(path string, precise bool) *cached {
 }
 
 // store records the parse of path's content sum.
-func (c *Cache) store(path string, sum [sha256.Size]byte, precise bool, pf *pysrc.File) {
+func (c *Cache) store(path string, sum Sum, precise bool, pf *pysrc.File) {
 	if c == nil {
 		return
 	}

@@ -17,7 +17,6 @@
 package discover
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -69,9 +68,8 @@ type File struct {
 	Dir string
 	// Source is what the reader extracted.
 	Source *pysrc.File
-	// Sum is the SHA-256 of the content read, which identifies the
-	// version of the file.
-	Sum [sha256.Size]byte
+	// Sum identifies the version of the file: the content read's Sum.
+	Sum Sum
 	// LastGood is set when the file on disk no longer reads (a syntax
 	// error, not UTF-8, unreadable) and Source is its last good version,
 	// kept by a Cache.
@@ -143,6 +141,7 @@ type Result struct {
 	Diagnostics []tool.Diagnostic
 
 	opts Options
+	wd   string // the working directory, for abs; "" when unknown
 }
 
 // Run discovers the tools of opts. The files are read and parsed
@@ -194,6 +193,9 @@ func diagStep(sev, code, file, msg string) step {
 // run reads the files of a plan concurrently, then registers the steps in
 // order: the first tool of a name wins.
 func (r *Result) run(plan []step) {
+	if runtime.GOOS != "windows" {
+		r.wd, _ = os.Getwd() // once: filepath.Abs asks for it (two stats) per file
+	}
 	readAll(plan, r.read)
 	n, files := len(r.Diagnostics), 0
 	for i := range plan {
@@ -465,15 +467,12 @@ func (r *Result) read(path, group string, buf *[]byte) fileRead {
 	diag := func(sev, code, msg string) {
 		got.diags = append(got.diags, tool.Diagnostic{Severity: sev, Code: code, File: path, Message: msg})
 	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		abs = path
-	}
+	abs := r.abs(path)
 	stem := pysrc.Stem(path)
 	if group == "" {
 		group = stem
 	}
-	file := func(pf *pysrc.File, sum [sha256.Size]byte, lastGood bool) fileRead {
+	file := func(pf *pysrc.File, sum Sum, lastGood bool) fileRead {
 		got.path = path
 		got.file = &File{Path: abs, Stem: stem, Group: group, Dir: filepath.Dir(abs), Source: pf, Sum: sum, LastGood: lastGood}
 		return got
@@ -509,7 +508,7 @@ func (r *Result) read(path, group string, buf *[]byte) fileRead {
 		diag("warning", "unreadable-file", fmt.Sprintf("cannot read %s: %v", path, pathErr(err)))
 		return got
 	}
-	sum := sha256.Sum256(src)
+	sum := SumOf(src)
 	pf := c.lookup(abs, sum, precise)
 	if pf == nil {
 		pf, err = pysrc.ReadFileOptions(path, src, &pysrc.Options{PreciseTypes: precise})
@@ -537,9 +536,9 @@ func (r *Result) read(path, group string, buf *[]byte) fileRead {
 	return file(pf, sum, false)
 }
 
-// readFile reads the file at path as os.ReadFile does, into *buf (grown
-// as needed).
-func readFile(path string, buf *[]byte) ([]byte, error) {
+// readFileOS reads the file at path as os.ReadFile does, into *buf
+// (grown as needed), through an *os.File.
+func readFileOS(path string, buf *[]byte) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -563,6 +562,22 @@ func readFile(path string, buf *[]byte) ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// abs is filepath.Abs(path), or path when that fails, with the working
+// directory read once per discovery (on Windows, filepath.Abs itself:
+// drive-relative paths have their own rules there).
+func (r *Result) abs(path string) string {
+	switch {
+	case filepath.IsAbs(path):
+		return filepath.Clean(path)
+	case r.wd != "":
+		return filepath.Join(r.wd, path)
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 func (r *Result) diag(sev, code, file, msg string) {

@@ -124,7 +124,7 @@ func writeChunks(w io.Writer, chunks, workers int, build func(k int, out, scratc
 		done[k] = make(chan piece, 1)
 	}
 	free := make(chan []byte, 2*workers) // written buffers, for the next chunks
-	var next atomic.Int64
+	var next, size atomic.Int64          // size: the length of the last chunk built
 	var stop atomic.Bool
 	for range workers {
 		go func() {
@@ -138,9 +138,16 @@ func writeChunks(w io.Writer, chunks, workers int, build func(k int, out, scratc
 				select {
 				case out = <-free:
 				default:
+					// The workers run ahead of the writer, so most chunks
+					// get a new buffer: sized like the last chunk (and a
+					// little more) rather than grown from nothing, which
+					// for lcp list --json on thousands of tools allocated
+					// four times the output.
+					out = make([]byte, 0, size.Load()*9/8)
 				}
 				var err error
 				out, scratch, err = build(k, out[:0], scratch)
+				size.Store(int64(len(out)))
 				done[k] <- piece{out, err}
 			}
 		}()
