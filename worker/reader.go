@@ -69,19 +69,19 @@ type reader struct {
 	broken    bool   // a protocol violation was seen: the rest is discarded
 	eof       bool
 
-	watchFile  *os.File     // under mu: the watcher's duplicate of the pipe
-	leadFile   *os.File     // the leaders' duplicate of the pipe, in the network poller (nil: none)
-	leadConn   syscall.RawConn
-	kicks      atomic.Uint64 // kicks so far
+	watchFile *os.File // under mu: the watcher's duplicate of the pipe
+	leadFile  *os.File // the leaders' duplicate of the pipe, in the network poller (nil: none)
+	leadConn  syscall.RawConn
+	kicks     atomic.Uint64 // kicks so far
 	// The leader's (one at a time): the kicks it has seen, and the read
 	// deadline set on leadFile (not known after a kick, which moves it).
 	seenKicks    uint64
 	leadDeadline time.Time
 	deadlineSet  bool
-	rclosed    atomic.Bool  // set once the pipe is closed for reading
-	pollers    atomic.Int32 // goroutines in poll(2) on the pipe
-	readerDone chan struct{}
-	readerOnce sync.Once
+	rclosed      atomic.Bool  // set once the pipe is closed for reading
+	pollers      atomic.Int32 // goroutines in poll(2) on the pipe
+	readerDone   chan struct{}
+	readerOnce   sync.Once
 
 	spin spinner
 }
