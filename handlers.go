@@ -51,8 +51,8 @@ func (e *Engine) SetUserInteractionHandler(h UserInteractionHandler) {
 }
 
 // respond answers a request of a call without callbacks of its own: the
-// handler set for its kind, else Config.Respond, else the reasons of a
-// host without a person (tool.NoApprover, tool.NoQuestions).
+// handler set for its kind, else Config.Respond, else the
+// answer of a host without a person (tool.Nobody).
 func (e *Engine) respond(ctx context.Context, r *tool.Request) tool.Response {
 	if r.Kind == tool.KindConfirm {
 		if h := e.handlers.confirm.Load(); h != nil {
@@ -72,10 +72,7 @@ func (e *Engine) respond(ctx context.Context, r *tool.Request) tool.Response {
 	if e.cfg.Respond != nil {
 		return e.cfg.Respond(ctx, r)
 	}
-	if r.Kind == tool.KindConfirm {
-		return r.Declined(tool.NoApprover)
-	}
-	return r.Declined(tool.NoQuestions)
+	return tool.Nobody{}.Answer(r)
 }
 
 // canRespond reports whether a request would reach a person (a handler or

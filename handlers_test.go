@@ -58,7 +58,7 @@ func TestEngineHandlersSwapMidSession(t *testing.T) {
 		return eng.ExecuteTool(ctx, name, []byte(args))
 	}
 	// Loaded with no handler: refused with the host's reason.
-	if res := call("tool_delete", `{"path": "a"}`); res.Success || !strings.Contains(res.Error, tool.NoApprover) {
+	if res := call("tool_delete", `{"path": "a"}`); res.Success || !strings.Contains(res.Error, tool.NoPerson) {
 		t.Fatalf("no handler: %+v", res)
 	}
 	var seen []string
@@ -80,7 +80,7 @@ func TestEngineHandlersSwapMidSession(t *testing.T) {
 		t.Fatalf("a call's own callback: %+v, %v", res, err)
 	}
 	eng.SetConfirmHandler(nil)
-	if res := call("tool_delete", `{"path": "e"}`); res.Success || !strings.Contains(res.Error, tool.NoApprover) {
+	if res := call("tool_delete", `{"path": "e"}`); res.Success || !strings.Contains(res.Error, tool.NoPerson) {
 		t.Fatalf("handler removed: %+v", res)
 	}
 

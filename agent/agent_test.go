@@ -278,7 +278,7 @@ func TestRunRespond(t *testing.T) {
 	}{
 		{"approved", func(_ context.Context, r *tool.Request) tool.Response { return r.Submitted(tool.Allow) }, "cleaned"},
 		{"rejected", func(_ context.Context, r *tool.Request) tool.Response { return r.Declined("not now") }, "rejected: not now"},
-		{"nobody to ask", nil, "rejected: " + tool.NoApprover},
+		{"nobody to ask", nil, "rejected: Not approved: nobody can approve \"clean\" (" + tool.NoPerson + "); " + tool.DefaultHint + "."},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := llmtest.New(t, llmtest.Calls(llmtest.Call("r", "tool_risky", `{}`)), llmtest.Text("done"))

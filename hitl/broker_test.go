@@ -35,7 +35,7 @@ func TestUnattendedPolicies(t *testing.T) {
 		{"allow approves", hitl.ApproveAllow, confirmReq("sh", "x"), tool.Submit, tool.Allow, nil},
 		{"reject rejects", hitl.ApproveReject, confirmReq("sh", "x"), tool.Decline, nil, []string{"--approve=reject"}},
 		{"text default", hitl.ApproveAllow, &tool.Request{Kind: tool.KindText, Default: ptr("latest")}, tool.Submit, "latest", nil},
-		{"text without default", hitl.ApproveAllow, &tool.Request{Kind: tool.KindText}, tool.Decline, nil, []string{"Nobody"}},
+		{"text without default", hitl.ApproveAllow, &tool.Request{Kind: tool.KindText}, tool.Decline, nil, []string{"nobody can answer"}},
 		{"select default", hitl.ApproveAsk, sel, tool.Submit, "b", nil},
 		{"select default not an option", hitl.ApproveAsk, &tool.Request{Kind: tool.KindSelect, Options: []string{"a"}, Default: ptr("z")}, tool.Decline, nil, nil},
 		{"select without default", hitl.ApproveAllow, &tool.Request{Kind: tool.KindSelect, Options: []string{"a"}}, tool.Decline, nil, nil},
@@ -113,10 +113,10 @@ func TestDuplicateIDIsRefused(t *testing.T) {
 }
 
 func TestUnattendedHint(t *testing.T) {
-	b := hitl.New(hitl.Unattended{Hint: "answer from the web page"}, nil)
+	b := hitl.New(hitl.Unattended{Why: "no page is open", Hint: "answer from the web page"}, nil)
 	defer b.Close()
 	resp := b.Respond(context.Background(), confirmReq("sh", "x"))
-	if want := "Not approved: nobody is present to approve \"x\"; answer from the web page."; resp.Reason != want {
+	if want := "Not approved: nobody can approve \"x\" (no page is open); answer from the web page."; resp.Reason != want {
 		t.Errorf("reason %q, want %q", resp.Reason, want)
 	}
 }

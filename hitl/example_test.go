@@ -20,7 +20,7 @@ func ExampleUnattended() {
 	defer yes.Close()
 	fmt.Println(hitl.ConfirmReply(yes.Respond(context.Background(), &tool.Request{Kind: tool.KindConfirm, Label: "deploy:production"})))
 	// Output:
-	// reject Not approved: nobody is present to approve "deploy:production"; run with --yes to approve it.
+	// reject Not approved: nobody can approve "deploy:production" (there is no terminal); run with --yes to approve it.
 	// allow
 }
 

@@ -2,7 +2,6 @@ package hitl
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/lcptools/lcp/tool"
@@ -51,54 +50,34 @@ func FrontEndFrom(ctx context.Context) FrontEnd {
 }
 
 // DefaultHint is the advice Unattended gives when it rejects an action and
-// its host gave none: how to approve without a person. A command line
-// names its own flags instead (lcp: "run with --yes or --approve=allow to
-// approve it").
-const DefaultHint = "approve it with the host's approval policy"
+// its host gave none (tool.DefaultHint). A command line names its own
+// flags instead (lcp: "run with --yes or --approve=allow to approve it").
+const DefaultHint = tool.DefaultHint
 
 // Unattended is the front end of a host with nobody to ask (no terminal,
-// an MCP client without elicitation). It never approves: a confirmation is
-// rejected with a reason that names the action and says how to approve it
-// (Hint). A text or select question gets its default when it has one (a
-// select default only when it is one of the options) and is declined
-// otherwise; secrets and forms are always declined, since only a person
-// may give them.
+// no page, an MCP client without elicitation): it answers every request
+// with tool.Nobody, the one answer of every front end that finds nobody
+// there. It never approves: a confirmation is refused with a reason that
+// names the action, says why (Why) and how to approve it (Hint); a text or
+// select question gets its default when it has one, and everything else
+// is declined.
 type Unattended struct {
+	// Why says why nobody can answer; "there is no terminal" when empty.
+	Why string
 	// Hint tells the operator how to approve; DefaultHint when empty.
 	Hint string
 }
 
-// Ask answers r without a person.
-func (u Unattended) Ask(ctx context.Context, r *tool.Request) (tool.Response, error) {
-	switch r.Kind {
-	case tool.KindConfirm:
-		hint := u.Hint
-		if hint == "" {
-			hint = DefaultHint
-		}
-		return r.Declined(fmt.Sprintf("Not approved: nobody is present to approve %s; %s.", describeAction(r), hint)), nil
-	case tool.KindText:
-		if r.Default != nil {
-			return r.Submitted(*r.Default), nil
-		}
-	case tool.KindSelect:
-		if r.Default != nil && slices.Contains(r.Options, *r.Default) {
-			return r.Submitted(*r.Default), nil
-		}
-	case tool.KindSecret:
-		return r.Declined("Nobody is present to enter a secret."), nil
-	}
-	return r.Declined("Nobody is present to answer the question."), nil
-}
+// NoTerminal is Unattended's reason when it gives none.
+const NoTerminal = "there is no terminal"
 
-func describeAction(r *tool.Request) string {
-	switch {
-	case r.Label != "":
-		return fmt.Sprintf("%q", r.Label)
-	case r.Tool != "":
-		return "the action of " + r.Tool
+// Ask answers r without a person.
+func (u Unattended) Ask(_ context.Context, r *tool.Request) (tool.Response, error) {
+	why := u.Why
+	if why == "" {
+		why = NoTerminal
 	}
-	return "the action"
+	return tool.Nobody{Why: why, Hint: u.Hint}.Answer(r), nil
 }
 
 // Callbacks is a front end made of blocking callbacks in the seeds' shape,
@@ -122,7 +101,7 @@ func (c Callbacks) Ask(ctx context.Context, r *tool.Request) (tool.Response, err
 	switch r.Kind {
 	case tool.KindConfirm:
 		if c.Confirm == nil {
-			return r.Declined(tool.NoApprover), nil
+			return tool.Nobody{Why: "the host gave no confirmation callback"}.Answer(r), nil
 		}
 		source, label, argv := r.Source, r.Label, slices.Clone(r.Argv)
 		run = func() tool.Response {
@@ -137,10 +116,10 @@ func (c Callbacks) Ask(ctx context.Context, r *tool.Request) (tool.Response, err
 			return r.Declined(reason)
 		}
 	case tool.KindForm:
-		return r.Declined("This host cannot fill in forms."), nil
+		return tool.Nobody{Why: "the host's callbacks cannot fill in forms"}.Answer(r), nil
 	default:
 		if c.Interact == nil {
-			return r.Declined("This host cannot ask the user questions."), nil
+			return tool.Nobody{Why: "the host gave no question callback"}.Answer(r), nil
 		}
 		m := InteractionMap(r)
 		run = func() tool.Response {

@@ -170,7 +170,7 @@ func TestCallbacks(t *testing.T) {
 	}
 	none := hitl.New(hitl.Callbacks{}, nil)
 	defer none.Close()
-	if resp := none.Respond(ctx, confirmReq("l", "x")); resp.Reason != tool.NoApprover {
+	if resp := none.Respond(ctx, confirmReq("l", "x")); resp.Reason != `Not approved: nobody can approve "x" (the host gave no confirmation callback); approve it with the host's approval policy.` {
 		t.Errorf("no confirm callback: %+v", resp)
 	}
 }

@@ -112,25 +112,28 @@ func (f *clientFrontEnd) askSecret(ctx context.Context, r *tool.Request) (tool.R
 	}
 }
 
-// RejectUnattended is the default policy for clients that cannot be asked
-// (no elicitation): confirmations are rejected and questions declined,
-// with a reason that says why.
+// RejectUnattended is the default answer for clients that cannot be
+// asked (no elicitation): tool.Nobody's, the answer of every front end
+// that finds nobody there. Confirmations are refused, questions declined
+// (or given their default), with a reason that says why.
 func RejectUnattended(_ context.Context, r *tool.Request, client string) tool.Response {
-	if r.Kind == tool.KindConfirm {
-		return r.Declined(fmt.Sprintf("The MCP client %s cannot show approval requests (it does not support elicitation), so lcp did not approve this action. Approve such actions another way: with the host's approval policy.", client))
-	}
-	return r.Declined(fmt.Sprintf("The MCP client %s cannot ask the user questions (it does not support elicitation).", client))
+	return tool.Nobody{Why: NoElicitation(client)}.Answer(r)
+}
+
+// NoElicitation is why nobody can answer through an MCP client that does
+// not support elicitation (tool.Nobody's Why).
+func NoElicitation(client string) string {
+	return fmt.Sprintf("the MCP client %s does not support elicitation", client)
 }
 
 // AllowUnattended approves every confirmation of a client that cannot be
-// asked (lcp mcp --yes) and answers questions with their default when
-// they have one; others are declined as RejectUnattended does.
+// asked and answers the rest as RejectUnattended does. It is the host's
+// approval policy, not a person's answer (lcp mcp --yes decides through
+// its broker's policy instead, before any front end); it is for servers
+// without a broker.
 func AllowUnattended(ctx context.Context, r *tool.Request, client string) tool.Response {
-	switch {
-	case r.Kind == tool.KindConfirm:
+	if r.Kind == tool.KindConfirm {
 		return r.Submitted(tool.Allow)
-	case (r.Kind == tool.KindText || r.Kind == tool.KindSelect) && r.Default != nil:
-		return r.Submitted(*r.Default)
 	}
 	return RejectUnattended(ctx, r, client)
 }

@@ -80,6 +80,31 @@ func (s *Server) promptName(ctx context.Context, wire string) string {
 	return wire
 }
 
+// servePrompt answers prompts/get, with the prompt's AskClient requests
+// put to the client: through its session on the 2025-11-25 wire; on the
+// 2026-07-28 wire ephemerally, as an input_required result of the
+// requests the prompt has no answer for yet (no requestState: the retry
+// runs the prompt again, answering from its inputResponses).
+func (s *Server) servePrompt(ctx context.Context, req sdk.Request, p *sdk.GetPromptParams) (sdk.Result, error) {
+	var caps *sdk.ClientCapabilities
+	if gr, ok := req.(*sdk.GetPromptRequest); ok {
+		caps = gr.ClientCapabilities()
+	}
+	if !newWire(req) {
+		ss, _ := req.GetSession().(*sdk.ServerSession)
+		return s.getPrompt(withClientAsker(ctx, sessionAsker(ss, caps)), p)
+	}
+	var asked sdk.InputRequestMap
+	res, err := s.getPrompt(withClientAsker(ctx, ephemeralAsker(caps, p.InputResponses, &asked)), p)
+	if asked != nil {
+		return promptInputRequired(asked), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return promptComplete(res), nil
+}
+
 // getPrompt answers prompts/get.
 func (s *Server) getPrompt(ctx context.Context, p *sdk.GetPromptParams) (*sdk.GetPromptResult, error) {
 	res, err := s.opts.Prompts.GetPrompt(ctx, s.promptName(ctx, p.Name), p.Arguments)
@@ -153,6 +178,22 @@ func (s *Server) complete(ctx context.Context, req *sdk.CompleteRequest) (*sdk.C
 		out.Completion.Values, out.Completion.HasMore = values[:maxCompletions], true
 	}
 	return out, nil
+}
+
+// promptInputRequired is the input_required result of a prompt that
+// asks the client for reqs (promptComplete says why through JSON).
+func promptInputRequired(reqs sdk.InputRequestMap) *sdk.GetPromptResult {
+	b, err := json.Marshal(&sdk.GetPromptResult{Messages: []*sdk.PromptMessage{}, InputRequests: reqs})
+	out := &sdk.GetPromptResult{InputRequests: reqs}
+	if err != nil || len(b) < 2 || b[0] != '{' {
+		return out
+	}
+	b = append([]byte(`{"resultType":"input_required",`), b[1:]...)
+	var typed sdk.GetPromptResult
+	if json.Unmarshal(b, &typed) != nil {
+		return out
+	}
+	return &typed
 }
 
 // promptComplete marks a prompt's result complete (resultType), as the

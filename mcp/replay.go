@@ -202,6 +202,9 @@ func (s *Server) replayCall(ctx context.Context, req *sdk.CallToolRequest, c *se
 	if !offersSampling(req.ClientCapabilities()) {
 		c.model = &absentModel{c: c}
 	}
+	c.ask = func(context.Context, sdk.InputRequestMap) (sdk.InputResponseMap, error) {
+		return nil, errors.New("mcp: AskClient needs the call kept live between the client's retries; a stateless server without replicas replays calls instead (ServerOptions.Replicas)")
+	}
 	res, err := c.drive(runCtx, p.Arguments)
 	c.progress.detach()
 	if asked == nil {

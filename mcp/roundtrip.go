@@ -60,12 +60,24 @@ type roundTrip struct {
 	expiry  *time.Timer
 }
 
-// inputAsk is one input request of the call: an elicitation, or a
-// sampling request of the client's model.
+// inputAsk is what one round of the call asks: an elicitation or a
+// sampling request of the client's model, or the several requests of an
+// AskClient, all in one input-required result.
 type inputAsk struct {
-	id     string // its key in inputRequests
-	params sdk.InputRequest
-	reply  chan sdk.InputResponse
+	reqs  sdk.InputRequestMap  // by their keys in inputRequests ("" until the round names it)
+	got   sdk.InputResponseMap // the answers so far: a retry may bring some only
+	reply chan sdk.InputResponseMap
+}
+
+// missing are the requests of the round the client has not answered yet.
+func (a *inputAsk) missing() sdk.InputRequestMap {
+	out := sdk.InputRequestMap{}
+	for k, r := range a.reqs {
+		if _, ok := a.got[k]; !ok {
+			out[k] = r
+		}
+	}
+	return out
 }
 
 func (s *Server) startRoundTrip(ctx context.Context, req *sdk.CallToolRequest, c *serverCall, args json.RawMessage) (*sdk.CallToolResult, error) {
@@ -78,6 +90,13 @@ func (s *Server) startRoundTrip(ctx context.Context, req *sdk.CallToolRequest, c
 		fe := newClientFrontEnd(s, req.ClientCapabilities(), clientName(req.ClientInfo()))
 		fe.elicit = rt.elicit
 		return fe
+	}
+	caps := req.ClientCapabilities()
+	c.ask = func(ctx context.Context, reqs sdk.InputRequestMap) (sdk.InputResponseMap, error) {
+		if err := checkCapabilities(caps, reqs); err != nil {
+			return nil, err
+		}
+		return rt.ask(ctx, &inputAsk{reqs: reqs, reply: make(chan sdk.InputResponseMap, 1)})
 	}
 	c.model = newClientModel(rt.sample, req.ClientCapabilities(), clientName(req.ClientInfo()))
 	if c.model == nil {
@@ -111,10 +130,10 @@ func (rt *roundTrip) elicit(ctx context.Context, p *sdk.ElicitParams) (*sdk.Elic
 // input hands an input request to the round being served and waits for
 // the client's answer, which comes with its next call.
 func (rt *roundTrip) input(ctx context.Context, p sdk.InputRequest) (sdk.InputResponse, error) {
-	a := &inputAsk{params: p, reply: make(chan sdk.InputResponse, 1)}
+	id := ""
 	rt.mu.Lock()
 	if r := askOf(ctx); r != nil {
-		a.id = r.ID
+		id = r.ID
 		if resp, ok := rt.preset[r.ID]; ok && r.Kind != tool.KindConfirm && r.Kind != tool.KindSecret {
 			delete(rt.preset, r.ID)
 			rt.mu.Unlock()
@@ -122,9 +141,22 @@ func (rt *roundTrip) input(ctx context.Context, p sdk.InputRequest) (sdk.InputRe
 		}
 	} else {
 		rt.samples++
-		a.id = fmt.Sprintf("lcp-sampling-%d", rt.samples)
+		id = fmt.Sprintf("lcp-sampling-%d", rt.samples)
 	}
 	rt.mu.Unlock()
+	got, err := rt.ask(ctx, &inputAsk{reqs: sdk.InputRequestMap{id: p}, reply: make(chan sdk.InputResponseMap, 1)})
+	if err != nil {
+		return nil, err
+	}
+	for _, resp := range got { // the one answer, whatever key the round gave it
+		return resp, nil
+	}
+	return nil, errors.New("the client's retry brought no answer")
+}
+
+// ask hands a round's requests to the round being served and waits for
+// all their answers, which come with the client's next calls.
+func (rt *roundTrip) ask(ctx context.Context, a *inputAsk) (sdk.InputResponseMap, error) {
 	select {
 	case rt.asks <- a:
 	case <-ctx.Done():
@@ -145,8 +177,9 @@ func (rt *roundTrip) await(ctx context.Context) (*sdk.CallToolResult, error) {
 	case a := <-rt.asks:
 		rt.mu.Lock()
 		rt.round++
-		if a.id == "" {
-			a.id = fmt.Sprintf("lcp-%d", rt.round)
+		if r, ok := a.reqs[""]; ok {
+			delete(a.reqs, "")
+			a.reqs[fmt.Sprintf("lcp-%d", rt.round)] = r
 		}
 		rt.pending = a
 		rt.busy = false
@@ -165,7 +198,7 @@ func (rt *roundTrip) await(ctx context.Context) (*sdk.CallToolResult, error) {
 		}
 		rt.s.trips[rt.token] = rt
 		rt.s.mu.Unlock()
-		return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{a.id: a.params}, RequestState: rt.state()}, nil
+		return &sdk.CallToolResult{InputRequests: a.reqs, RequestState: rt.state()}, nil
 	case <-rt.done:
 		rt.s.dropTrip(rt)
 		rt.call.progress.detach()
@@ -218,11 +251,19 @@ func (s *Server) resume(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "requestState of an earlier round, whose question was answered already: use the latest one"}
 	}
 	a := rt.pending
-	resp, ok := p.InputResponses[a.id]
-	if !ok || resp == nil {
-		// Not answered: ask the same question again.
+	for k, r := range a.reqs {
+		// An answer of another kind than asked is no answer: asked again.
+		if resp, ok := normalizeAnswer(r, p.InputResponses[k]); ok {
+			if a.got == nil {
+				a.got = sdk.InputResponseMap{}
+			}
+			a.got[k] = resp
+		}
+	}
+	if missing := a.missing(); len(missing) > 0 {
+		// Not all answered: ask again what is missing, keeping what came.
 		rt.mu.Unlock()
-		return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{a.id: a.params}, RequestState: p.RequestState}, nil
+		return &sdk.CallToolResult{InputRequests: missing, RequestState: p.RequestState}, nil
 	}
 	rt.pending, rt.busy = nil, true
 	if rt.expiry != nil {
@@ -232,7 +273,7 @@ func (s *Server) resume(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 	s.dropTrip(rt)
 
 	rt.call.progress.attach(ctx, req, s.opts.ProgressInterval)
-	a.reply <- resp
+	a.reply <- a.got
 	return rt.await(ctx)
 }
 

@@ -87,23 +87,9 @@ func (rt *roundTrip) sample(ctx context.Context, p *sdk.CreateMessageParams) (*s
 	if err != nil {
 		return nil, err
 	}
-	switch res := resp.(type) {
-	case *sdk.CreateMessageResult:
-		return res, nil
-	case *sdk.CreateMessageWithToolsResult:
-		// The SDK reads every answer of a model as the form that may hold
-		// several blocks; a model's answer to lcp is its text.
-		out := &sdk.CreateMessageResult{Model: res.Model, Role: res.Role, StopReason: res.StopReason}
-		for _, c := range res.Content {
-			if t, ok := c.(*sdk.TextContent); ok {
-				out.Content = t
-				return out, nil
-			}
-		}
-		if len(res.Content) > 0 {
-			out.Content = res.Content[0]
-		}
-		return out, nil
+	// A model's answer to lcp is its text (normalizeAnswer).
+	if res, ok := normalizeAnswer(p, resp); ok {
+		return res.(*sdk.CreateMessageResult), nil
 	}
 	return nil, errors.New("the client did not answer the sampling request")
 }

@@ -352,11 +352,7 @@ func (s *Server) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 			}
 		case "prompts/get":
 			if p, ok := req.GetParams().(*sdk.GetPromptParams); ok && s.opts.Prompts != nil {
-				res, err := s.getPrompt(ctx, p)
-				if err == nil && newWire(req) {
-					res = promptComplete(res)
-				}
-				return res, err
+				return s.servePrompt(ctx, req, p)
 			}
 		}
 		return next(ctx, method, req)
@@ -608,6 +604,7 @@ func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 			}
 			return fe
 		}
+		c.ask = sessionAsker(ss, req.ClientCapabilities())
 		stop := s.pollLater(req)
 		gone := s.cancelWhenClientGone(req, func() {
 			cancel(&tool.CancelledError{Tool: name, Reason: "the client disconnected before the answer"})
@@ -675,12 +672,17 @@ type serverCall struct {
 	// noSampling: the call asked for the client's model, which the client
 	// did not declare (absentModel).
 	noSampling atomic.Bool
+	// ask puts AskClient's requests to the client (clientinput.go).
+	ask clientAsker
 }
 
 // drive runs the handler to completion (tool.Drive), answering its
 // requests through the session's front end and reporting its progress and
 // log records to the client.
 func (c *serverCall) drive(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
+	if c.ask != nil {
+		ctx = withClientAsker(ctx, c.ask)
+	}
 	return tool.Drive(ctx, c.h, args, &tool.CallOptions{
 		CallID: c.id,
 		Respond: func(ctx context.Context, r *tool.Request) tool.Response {

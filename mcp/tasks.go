@@ -252,10 +252,11 @@ type liveTask struct {
 	pending map[string]*pendingInput
 }
 
-// pendingInput is one question a task's call waits on.
+// pendingInput is one input request a task's call waits on: decode reads
+// the client's answer to it (an error names what is wrong with it).
 type pendingInput struct {
-	req    *tool.Request
-	answer chan *sdk.ElicitResult
+	decode func(json.RawMessage) (any, error)
+	answer chan any
 }
 
 // errTaskCancelled is the cause of a task's context when tasks/cancel
@@ -286,9 +287,33 @@ func NewTasks(ts tool.Toolset, opts *TaskOptions) *Tasks {
 	return &Tasks{ts: ts, opts: o, store: o.Store, running: map[string]*liveTask{}}
 }
 
+// TaskCall is a call StartCall runs as a task.
+type TaskCall struct {
+	// Tool is the name of the tool called; Arguments its arguments.
+	Tool      string
+	Arguments json.RawMessage
+	// ClientCapabilities are the capabilities the client declared: the
+	// requests AskClient puts inside the task need them (elicitation,
+	// sampling, roots). nil declares none.
+	ClientCapabilities *sdk.ClientCapabilities
+	// Given are answers the client brought with the call itself (the
+	// inputResponses of a call whose intake asked first, see
+	// TaskHTTPOptions.Intake): AskClient inside the task answers a request
+	// of the same key from them, once, without asking again.
+	Given sdk.InputResponseMap
+}
+
 // Start creates a task for a call of the tool name by owner and runs the
-// call in the background; it returns the task as created (working).
+// call in the background; it returns the task as created (working). It
+// is StartCall with a call that declares no client capabilities.
 func (t *Tasks) Start(ctx context.Context, owner, name string, args json.RawMessage) (*Task, error) {
+	return t.StartCall(ctx, owner, &TaskCall{Tool: name, Arguments: args})
+}
+
+// StartCall creates a task for call by owner and runs the call in the
+// background; it returns the task as created (working).
+func (t *Tasks) StartCall(ctx context.Context, owner string, call *TaskCall) (*Task, error) {
+	name, args := call.Tool, call.Arguments
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -319,6 +344,7 @@ func (t *Tasks) Start(ctx context.Context, owner, name string, args json.RawMess
 	t.wg.Add(1)
 	t.mu.Unlock()
 	t.notify(task)
+	runCtx = withClientAsker(runCtx, t.clientAsker(task.ID, live, call.ClientCapabilities, maps.Clone(call.Given)))
 	go t.run(runCtx, task.ID, name, args, live)
 	return cloneTask(task), nil
 }
@@ -409,7 +435,7 @@ func (t *Tasks) ask(ctx context.Context, id string, live *liveTask, r *tool.Requ
 		return r.Declined(err.Error())
 	}
 	key := tool.NewID()
-	p := &pendingInput{req: r, answer: make(chan *sdk.ElicitResult, 1)}
+	p := &pendingInput{decode: decodeElicitResult, answer: make(chan any, 1)}
 	live.mu.Lock()
 	live.pending[key] = p
 	live.mu.Unlock()
@@ -433,9 +459,128 @@ func (t *Tasks) ask(ctx context.Context, id string, live *liveTask, r *tool.Requ
 	t.notify(task)
 	select {
 	case res := <-p.answer:
-		return fromResult(r, res)
+		return fromResult(r, res.(*sdk.ElicitResult))
 	case <-ctx.Done():
 		return r.Declined("The task was cancelled.")
+	}
+}
+
+// decodeElicitResult reads the answer to an elicitation/create input
+// request.
+func decodeElicitResult(raw json.RawMessage) (any, error) {
+	var res sdk.ElicitResult
+	if err := json.Unmarshal(raw, &res); err != nil || res.Action == "" {
+		return nil, errors.New("not an elicitation result (an object with an action)")
+	}
+	return &res, nil
+}
+
+// clientAsker is how AskClient asks inside a task: the requests given
+// answers with the call are answered from them (each once); the others
+// park the task in input_required, all at once, each under a key of its
+// own, and the call waits until tasks/update has answered every one of
+// them (in one update or several) or the task is cancelled.
+func (t *Tasks) clientAsker(id string, live *liveTask, caps *sdk.ClientCapabilities, given sdk.InputResponseMap) clientAsker {
+	var givenMu sync.Mutex
+	return func(ctx context.Context, reqs sdk.InputRequestMap) (sdk.InputResponseMap, error) {
+		if err := checkCapabilities(caps, reqs); err != nil {
+			return nil, err
+		}
+		out := make(sdk.InputResponseMap, len(reqs))
+		ask := sdk.InputRequestMap{}
+		givenMu.Lock()
+		for k, r := range reqs {
+			if resp, ok := normalizeAnswer(r, given[k]); ok {
+				out[k] = resp
+				delete(given, k)
+				continue
+			}
+			ask[k] = r
+		}
+		givenMu.Unlock()
+		if len(ask) == 0 {
+			return out, nil
+		}
+		raws, err := inputRequestsWire(ask)
+		if err != nil {
+			return nil, fmt.Errorf("mcp: asking inside a task: %w", err)
+		}
+		// Each request gets a key of the task's own, so that two
+		// AskClient calls of the same call never share one.
+		byKey := make(map[string]string, len(ask)) // the task's key → the caller's
+		waits := make(map[string]*pendingInput, len(ask))
+		live.mu.Lock()
+		for k, r := range ask {
+			key := tool.NewID()
+			byKey[key] = k
+			waits[key] = &pendingInput{decode: answerDecoder(r), answer: make(chan any, 1)}
+			live.pending[key] = waits[key]
+		}
+		live.mu.Unlock()
+		defer func() {
+			live.mu.Lock()
+			for key := range waits {
+				delete(live.pending, key)
+			}
+			live.mu.Unlock()
+		}()
+		task, err := t.store.Update(ctx, id, func(task *Task) error {
+			if task.InputRequests == nil {
+				task.InputRequests = map[string]json.RawMessage{}
+			}
+			for key, k := range byKey {
+				task.InputRequests[key] = raws[k]
+			}
+			task.Status, task.StatusMessage = TaskInputRequired, "Waiting for the client's input."
+			task.LastUpdatedAt = t.opts.Now().UTC()
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("mcp: the task's record is gone: %w", err)
+		}
+		t.notify(task)
+		for key, p := range waits {
+			select {
+			case v := <-p.answer:
+				out[byKey[key]] = v.(sdk.InputResponse)
+			case <-ctx.Done():
+				return nil, fmt.Errorf("mcp: asking the client inside a task: %w", context.Cause(ctx))
+			}
+		}
+		return out, nil
+	}
+}
+
+// inputRequestsWire is each request of reqs as the wire carries it in
+// inputRequests: {"method": ..., "params": ...}, by key.
+func inputRequestsWire(reqs sdk.InputRequestMap) (map[string]json.RawMessage, error) {
+	raw, err := json.Marshal(reqs)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// answerDecoder reads the answer to the input request r: an elicitation
+// result, a sampling result or a roots list, as r asks for.
+func answerDecoder(r sdk.InputRequest) func(json.RawMessage) (any, error) {
+	return func(raw json.RawMessage) (any, error) {
+		var m sdk.InputResponseMap
+		if err := json.Unmarshal([]byte(`{"a":`+string(raw)+`}`), &m); err != nil {
+			return nil, fmt.Errorf("not an answer to %s: %w", methodOf(r), err)
+		}
+		resp, ok := normalizeAnswer(r, m["a"])
+		if !ok {
+			return nil, fmt.Errorf("not an answer to %s", methodOf(r))
+		}
+		if e, isElicit := resp.(*sdk.ElicitResult); isElicit && e.Action == "" {
+			return nil, errors.New("not an elicitation result (an object with an action)")
+		}
+		return resp, nil
 	}
 }
 
@@ -460,9 +605,10 @@ func (t *Tasks) Get(ctx context.Context, owner, id string) (*Task, error) {
 // Update delivers answers to the input requests of owner's task, by the
 // ids tasks/get showed: some or all of them. An answer to a request the
 // task does not wait for (answered already, or never made) is ignored,
-// whatever it holds; an answer to a pending request that is not an
-// elicitation result is an error, and nothing is delivered. Each answered request leaves the task's input requests; the
-// task is working again when none is left.
+// whatever it holds; an answer to a pending request that is not an answer
+// of its kind (an elicitation result for elicitation/create, and so on)
+// is an error, and nothing is delivered. Each answered request leaves the
+// task's input requests; the task is working again when none is left.
 func (t *Tasks) Update(ctx context.Context, owner, id string, responses map[string]json.RawMessage) error {
 	if _, err := t.owned(ctx, owner, id); err != nil {
 		return err
@@ -476,19 +622,19 @@ func (t *Tasks) Update(ctx context.Context, owner, id string, responses map[stri
 	live.mu.Lock()
 	// Every answer to a pending request is read before any is delivered,
 	// so that a bad one delivers none.
-	answers := map[*pendingInput]*sdk.ElicitResult{}
+	answers := map[*pendingInput]any{}
 	var keys []string
 	for key, raw := range responses {
 		p, ok := live.pending[key]
 		if !ok {
 			continue
 		}
-		var res sdk.ElicitResult
-		if err := json.Unmarshal(raw, &res); err != nil || res.Action == "" {
+		res, err := p.decode(raw)
+		if err != nil {
 			live.mu.Unlock()
-			return &TaskInputError{Key: key, Err: errors.New("not an elicitation result (an object with an action)")}
+			return &TaskInputError{Key: shortID(key), Err: err}
 		}
-		answers[p] = &res
+		answers[p] = res
 		keys = append(keys, key)
 	}
 	var delivered []string

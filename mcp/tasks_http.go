@@ -5,12 +5,16 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TaskSupport says whether a tool's calls run as tasks.
@@ -39,6 +43,14 @@ type TaskHTTPOptions struct {
 	// applies. nil means HTTPOptions' defaults (no token: give it the
 	// server's when it has one).
 	HTTP *HTTPOptions
+	// Intake names, for a call of a task-supporting tool, the input
+	// requests to gather before its task starts (SEP-2322's loop, then the
+	// task): a tools/call that does not answer them all gets an
+	// input_required result with the ones it lacks (no requestState:
+	// nothing has run), and the call that answers them all starts the
+	// task, whose AskClient of the same keys is answered from them. nil,
+	// or no requests, starts the task at once.
+	Intake func(tool string, args json.RawMessage) sdk.InputRequestMap
 	// Owner names the caller of a request, whose tasks only it may read,
 	// answer and cancel; by default a digest of its Authorization header
 	// (so each bearer token has its own tasks), the same for every
@@ -94,7 +106,10 @@ type taskRequest struct {
 		Name      string          `json:"name"`
 		TaskID    string          `json:"taskId"`
 		Arguments json.RawMessage `json:"arguments"`
-		Meta      struct {
+		// InputResponses are the answers of a retried call, read only
+		// when the tool has an intake.
+		InputResponses json.RawMessage `json:"inputResponses"`
+		Meta           struct {
 			ProtocolVersion    string          `json:"io.modelcontextprotocol/protocolVersion"`
 			ClientCapabilities json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
 		} `json:"_meta"`
@@ -123,8 +138,11 @@ func (h *tasksHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = readCloser{bytes.NewReader(body), orig}
 	var req taskRequest
-	if json.Unmarshal(body, &req) != nil || len(req.ID) == 0 || req.Params.Meta.ProtocolVersion == "" {
-		h.next.ServeHTTP(w, r) // a batch, a notification, the older wire: not the extension's
+	if json.Unmarshal(body, &req) != nil || len(req.ID) == 0 || !statelessRevision(req.Params.Meta.ProtocolVersion) {
+		// A batch, a notification, the older wire: not the extension's.
+		// A _meta version the SDK does not serve is next's to refuse
+		// (UnsupportedProtocolVersion), before any task starts.
+		h.next.ServeHTTP(w, r)
 		return
 	}
 	declared := DeclaresTasks(req.Params.Meta.ClientCapabilities)
@@ -148,7 +166,22 @@ func (h *tasksHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeRPC(w, req.ID, nil, MissingTasksCapability())
 			return
 		}
-		task, err := h.tasks.Start(r.Context(), h.opts.Owner(r), req.Params.Name, req.Params.Arguments)
+		call := &TaskCall{Tool: req.Params.Name, Arguments: req.Params.Arguments, ClientCapabilities: clientCapabilities(req.Params.Meta.ClientCapabilities)}
+		if h.opts.Intake != nil {
+			if intake := h.opts.Intake(req.Params.Name, req.Params.Arguments); len(intake) > 0 {
+				given, ask, rerr := gatherIntake(intake, call.ClientCapabilities, req.Params.InputResponses)
+				if rerr != nil {
+					writeRPC(w, req.ID, nil, rerr)
+					return
+				}
+				if ask != nil {
+					writeRPC(w, req.ID, ask, nil)
+					return
+				}
+				call.Given = given
+			}
+		}
+		task, err := h.tasks.StartCall(r.Context(), h.opts.Owner(r), call)
 		if err != nil {
 			writeRPC(w, req.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()})
 			return
@@ -156,15 +189,33 @@ func (h *tasksHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPC(w, req.ID, h.tasks.CreateTaskResult(task), nil)
 		return
 	case "server/discover":
-		h.discover(w, r)
+		h.rewrite(w, r, withTasksExtension)
+		return
+	case "tools/list":
+		h.rewrite(w, r, h.withTaskSupport)
 		return
 	}
 	h.next.ServeHTTP(w, r)
 }
 
-// headersMatch refuses a request whose Mcp-Method or Mcp-Name header
-// disagrees with its body (SEP-2243), with HeaderMismatch.
+// statelessRevisions are the revisions of the stateless wire the SDK
+// serves (2026-07-28 and later), on which the extension is served.
+var statelessRevisions = slices.DeleteFunc(sdk.SupportedProtocolVersions(), func(v string) bool { return v < "2026-07-28" })
+
+// statelessRevision reports whether a request's _meta version v is one
+// of statelessRevisions.
+func statelessRevision(v string) bool { return slices.Contains(statelessRevisions, v) }
+
+// headersMatch refuses a request whose Mcp-Method, Mcp-Name or
+// Mcp-Protocol-Version header disagrees with its body (SEP-2243), with
+// HeaderMismatch.
 func (h *tasksHandler) headersMatch(w http.ResponseWriter, r *http.Request, req *taskRequest, name string) bool {
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && v != req.Params.Meta.ProtocolVersion {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		writeRPC(w, req.ID, nil, &jsonrpc.Error{Code: codeHeaderMismatch, Message: "the Mcp-Protocol-Version header does not match the request's _meta version"})
+		return false
+	}
 	if m := r.Header.Get("Mcp-Method"); m != "" && m != req.Method {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
@@ -183,10 +234,11 @@ func (h *tasksHandler) headersMatch(w http.ResponseWriter, r *http.Request, req 
 // codeHeaderMismatch is HeaderMismatch (SEP-2243).
 const codeHeaderMismatch = -32020
 
-// discover passes server/discover to next and adds the tasks extension to
-// the capabilities it answers, whether the answer is JSON or an event
-// stream.
-func (h *tasksHandler) discover(w http.ResponseWriter, r *http.Request) {
+// rewrite passes a request to next and changes each JSON-RPC message of
+// its answer with change, whether the answer is JSON or an event stream:
+// server/discover gets the tasks extension in its capabilities, tools/list
+// each tool's task support.
+func (h *tasksHandler) rewrite(w http.ResponseWriter, r *http.Request, change func([]byte) []byte) {
 	rec := httptest.NewRecorder()
 	h.next.ServeHTTP(rec, r)
 	body := rec.Body.Bytes()
@@ -195,13 +247,13 @@ func (h *tasksHandler) discover(w http.ResponseWriter, r *http.Request) {
 		for _, line := range strings.SplitAfter(string(body), "\n") {
 			if data, ok := strings.CutPrefix(line, "data: "); ok {
 				end := len(data) - len(strings.TrimRight(data, "\r\n"))
-				line = "data: " + string(withTasksExtension([]byte(data[:len(data)-end]))) + data[len(data)-end:]
+				line = "data: " + string(change([]byte(data[:len(data)-end]))) + data[len(data)-end:]
 			}
 			out.WriteString(line)
 		}
 		body = out.Bytes()
 	} else {
-		body = withTasksExtension(body)
+		body = change(body)
 	}
 	for k, v := range rec.Header() {
 		w.Header()[k] = v
@@ -245,6 +297,135 @@ func withTasksExtension(msg []byte) []byte {
 		return msg
 	}
 	return out
+}
+
+// withTaskSupport adds to each tool of a tools/list answer the task
+// support its calls have, as execution.taskSupport ("forbidden",
+// "optional", "required"), so that a client knows before it calls which
+// calls become tasks. Anything else is returned as it is.
+func (h *tasksHandler) withTaskSupport(msg []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(msg, &m) != nil || m["result"] == nil {
+		return msg
+	}
+	var res map[string]json.RawMessage
+	if json.Unmarshal(m["result"], &res) != nil {
+		return msg
+	}
+	var tools []map[string]json.RawMessage
+	if json.Unmarshal(res["tools"], &tools) != nil {
+		return msg
+	}
+	for _, t := range tools {
+		var name string
+		if json.Unmarshal(t["name"], &name) != nil {
+			return msg
+		}
+		support := h.opts.Support(name)
+		if support == "" {
+			support = TaskForbidden
+		}
+		var exec map[string]json.RawMessage
+		if e := t["execution"]; e != nil && json.Unmarshal(e, &exec) != nil {
+			return msg
+		}
+		if exec == nil {
+			exec = map[string]json.RawMessage{}
+		}
+		exec["taskSupport"], _ = json.Marshal(support)
+		t["execution"], _ = json.Marshal(exec)
+	}
+	res["tools"], _ = json.Marshal(tools)
+	m["result"], _ = json.Marshal(res)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return msg
+	}
+	return out
+}
+
+// maxIntakeResponses bounds the answers a call may bring for its intake.
+const maxIntakeResponses = 64
+
+// gatherIntake reads the answers a tools/call brings (raw, its
+// inputResponses) to the intake's requests: the answers, when all are
+// there; else the input_required result that asks for the ones missing.
+// Answers of requests the intake did not make are ignored. Unreadable
+// inputResponses, too many of them, an answer of the wrong kind (a roots
+// list for an elicitation), or requests the client declared no
+// capability for are the JSON-RPC error, and nothing starts.
+func gatherIntake(intake sdk.InputRequestMap, caps *sdk.ClientCapabilities, raw json.RawMessage) (sdk.InputResponseMap, json.RawMessage, *jsonrpc.Error) {
+	if err := checkCapabilities(caps, intake); err != nil {
+		var missing *MissingClientCapabilityError
+		errors.As(err, &missing)
+		return nil, nil, missingCapabilities(missing.Capabilities)
+	}
+	var byKey map[string]json.RawMessage
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &byKey); err != nil {
+			return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "inputResponses must be an object of answers by request key"}
+		}
+		if len(byKey) > maxIntakeResponses {
+			return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("inputResponses has %d answers; the call asked for %d", len(byKey), len(intake))}
+		}
+	}
+	given := sdk.InputResponseMap{}
+	missing := sdk.InputRequestMap{}
+	for k, r := range intake {
+		a, ok := byKey[k]
+		if !ok {
+			missing[k] = r
+			continue
+		}
+		v, err := answerDecoder(r)(a)
+		if err != nil {
+			return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("inputResponses[%q]: %v", shortID(k), err)}
+		}
+		given[k] = v.(sdk.InputResponse)
+	}
+	if len(missing) == 0 {
+		return given, nil, nil
+	}
+	reqs, err := json.Marshal(missing)
+	if err != nil {
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	res, _ := json.Marshal(map[string]json.RawMessage{"resultType": json.RawMessage(`"input_required"`), "inputRequests": reqs})
+	return nil, res, nil
+}
+
+// missingCapabilities is MissingRequiredClientCapability (-32021) for
+// client capabilities (elicitation, sampling, roots).
+func missingCapabilities(names []string) *jsonrpc.Error {
+	req := map[string]any{}
+	for _, n := range names {
+		req[n] = map[string]any{}
+	}
+	data, _ := json.Marshal(map[string]any{"requiredCapabilities": req})
+	return &jsonrpc.Error{Code: codeMissingCapable, Message: "the client did not declare " + strings.Join(names, ", "), Data: data}
+}
+
+// clientCapabilities reads the client capabilities of a request's _meta;
+// nil when there are none or they cannot be read.
+func clientCapabilities(raw json.RawMessage) *sdk.ClientCapabilities {
+	if len(raw) == 0 {
+		return nil
+	}
+	var c sdk.ClientCapabilities
+	if json.Unmarshal(raw, &c) != nil {
+		return nil
+	}
+	// The roots capability is deprecated from 2026-07-28 on (SEP-2577)
+	// and still what AskClient's roots/list requests need.
+	var roots struct {
+		//lint:ignore SA1019 see above
+		Roots *sdk.RootCapabilities `json:"roots"`
+	}
+	if json.Unmarshal(raw, &roots) == nil && roots.Roots != nil {
+		//lint:ignore SA1019 see above
+		c.RootsV2 = roots.Roots
+	}
+	return &c
 }
 
 func rawParams(body []byte) json.RawMessage {

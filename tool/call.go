@@ -7,8 +7,8 @@ import (
 )
 
 // CallOptions configures Call and Drive. The zero value is a call with no
-// person to ask: confirmations are rejected and questions declined, with
-// a reason that says so.
+// person to ask: its requests get Nobody's answer (confirmations refused,
+// questions declined or given their default), with a reason that says so.
 type CallOptions struct {
 	// CallID, Workspace, Context, Conversation and Generator go into the
 	// Invocation.
@@ -38,14 +38,6 @@ type CallOptions struct {
 	// OnEvent subscribes to the call's events (output, progress, log).
 	OnEvent func(Event)
 }
-
-// NoApprover is the reason given when a confirmation reaches a caller that
-// has no way to ask a person.
-const NoApprover = "No approver is configured in this host: the action was not approved."
-
-// NoQuestions is the reason given when a question reaches a caller that
-// has no way to ask a person.
-const NoQuestions = "This host cannot ask the user questions."
 
 // Call runs one call of the named tool to completion, answering its
 // requests with the callbacks of opts. args is the JSON arguments object
@@ -127,7 +119,7 @@ func (o *CallOptions) answer(ctx context.Context, r *Request) Response {
 	}
 	if r.Kind == KindConfirm {
 		if o.Confirm == nil {
-			return r.Declined(NoApprover)
+			return Nobody{}.Answer(r)
 		}
 		d, reason := o.Confirm(ctx, r)
 		if d == Allow || d == Always {
@@ -136,7 +128,7 @@ func (o *CallOptions) answer(ctx context.Context, r *Request) Response {
 		return r.Declined(reason)
 	}
 	if o.Interact == nil {
-		return r.Declined(NoQuestions)
+		return Nobody{}.Answer(r)
 	}
 	v, ok := o.Interact(ctx, r)
 	if !ok {

@@ -271,7 +271,7 @@ func TestCallHooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Success || !strings.Contains(res.Error, NoApprover) {
+	if res.Success || !strings.Contains(res.Error, "Not approved: nobody can approve") || !strings.Contains(res.Error, NoPerson) {
 		t.Fatalf("without hooks: %+v", res)
 	}
 

@@ -54,18 +54,20 @@ func (a *approvalFlags) policy() (hitl.Policy, error) {
 
 // unattended is the front end of a command with nobody to ask: its
 // rejections name the flags that approve.
-var unattended = hitl.Unattended{Hint: approveHint}
+var unattended = hitl.Unattended{Why: hitl.NoTerminal, Hint: approveHint}
+
+// mcpApproveHint tells the operator of lcp mcp how to approve actions the
+// client cannot show.
+const mcpApproveHint = "approve such actions another way: lcp mcp --yes, or an approval policy"
 
 // mcpUnattended answers for an MCP client that cannot ask its user (no
-// elicitation), as the flags say; its rejections name the flag.
+// elicitation), as the flags say; its rejections name the flag. With
+// --yes the broker's policy approves before the client is asked.
 func mcpUnattended(p hitl.Policy) func(ctx context.Context, r *tool.Request, client string) tool.Response {
 	if p.Approve == hitl.ApproveAllow {
 		return mcp.AllowUnattended
 	}
-	return func(ctx context.Context, r *tool.Request, client string) tool.Response {
-		if r.Kind == tool.KindConfirm {
-			return r.Declined(fmt.Sprintf("The MCP client %s cannot show approval requests (it does not support elicitation), so lcp did not approve this action. Approve such actions another way: lcp mcp --yes, or an approval policy.", client))
-		}
-		return mcp.RejectUnattended(ctx, r, client)
+	return func(_ context.Context, r *tool.Request, client string) tool.Response {
+		return tool.Nobody{Why: mcp.NoElicitation(client), Hint: mcpApproveHint}.Answer(r)
 	}
 }

@@ -88,9 +88,10 @@ func TestMCPCommandOverHTTP(t *testing.T) {
 	if err != nil || res.IsError || res.Content[0].(*sdk.TextContent).Text != "2" {
 		t.Errorf("tool_add = %+v, %v", res, err)
 	}
-	// A client without elicitation: the question is declined, with a reason.
+	// A client without elicitation: nobody can answer, so the question
+	// gets its own default, as on a command line without a terminal.
 	res, err = cs.CallTool(cctx, &sdk.CallToolParams{Name: "tool_pick_colour"})
-	if err != nil || !res.IsError {
+	if err != nil || res.IsError || res.Content[0].(*sdk.TextContent).Text != "picked red" {
 		t.Errorf("tool_pick_colour = %+v, %v", res, err)
 	}
 	cs.Close()

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the fixture serves the suite's sampling and roots scenarios: deprecated from 2026-07-28 on (SEP-2577), still tested by the suite on both wires
+
 // Command server is lcp's fixture for the server scenarios of the
 // official MCP conformance suite (@modelcontextprotocol/conformance).
 //
@@ -43,6 +45,7 @@ import (
 	"github.com/lcptools/lcp/native"
 	"github.com/lcptools/lcp/sandbox"
 	"github.com/lcptools/lcp/tool"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 //go:embed testdata/suite_tools.py
@@ -318,6 +321,23 @@ func hostPrompts() (*tool.PromptList, error) {
 			},
 		},
 		tool.PromptDef{
+			Prompt: tool.Prompt{Name: "test_input_required_result_prompt", Description: "A prompt that asks the user for its context"},
+			Get: func(ctx context.Context, _ map[string]string) (*tool.PromptResult, error) {
+				got, err := mcp.AskClient(ctx, map[string]sdk.InputRequest{"user_context": &sdk.ElicitParams{
+					Message:         "What context should the prompt use?",
+					RequestedSchema: json.RawMessage(`{"type":"object","properties":{"context":{"type":"string"}},"required":["context"]}`),
+				}})
+				if err != nil {
+					return nil, err
+				}
+				res, _ := got["user_context"].(*sdk.ElicitResult)
+				if res == nil || res.Action != "accept" {
+					return &tool.PromptResult{Messages: []tool.PromptMessage{user(tool.TextContent("Work without a context."))}}, nil
+				}
+				return &tool.PromptResult{Messages: []tool.PromptMessage{user(tool.TextContent(fmt.Sprintf("Work in this context: %v", res.Content["context"])))}}, nil
+			},
+		},
+		tool.PromptDef{
 			Prompt: tool.Prompt{Name: "test_prompt_with_image", Description: "A prompt with an image"},
 			Get: func(context.Context, map[string]string) (*tool.PromptResult, error) {
 				return &tool.PromptResult{Messages: []tool.PromptMessage{
@@ -437,6 +457,46 @@ func inputRequiredTools(errs *[]error) []*native.Tool {
 		}
 		return fmt.Sprintf("name: %v %s; model: %s", v["name"], no, text), nil
 	})
+	// The client itself, asked through lcp's MCP server (mcp.AskClient):
+	// its roots, and three requests in one round.
+	raw := func(name, desc string, fn func(ctx context.Context) (any, error)) {
+		t, err := native.Func(tool.Info{Name: name, Description: desc, InputSchema: noArgs},
+			func(ctx context.Context, _ map[string]any) (any, error) { return fn(ctx) })
+		if err != nil {
+			*errs = append(*errs, err)
+			return
+		}
+		out = append(out, t)
+	}
+	raw("test_input_required_result_list_roots", "Lists the client's roots.", func(ctx context.Context) (any, error) {
+		roots, err := mcp.ClientRoots(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return "roots: " + rootNames(roots), nil
+	})
+	raw("test_input_required_result_multiple_inputs", "Asks the user, the client's model and the client's roots at once.", func(ctx context.Context) (any, error) {
+		got, err := mcp.AskClient(ctx, map[string]sdk.InputRequest{
+			"user_name": &sdk.ElicitParams{Message: "What is your name?", RequestedSchema: json.RawMessage(nameForm)},
+			"greeting": &sdk.CreateMessageParams{MaxTokens: 50,
+				Messages: []*sdk.SamplingMessage{{Role: "user", Content: &sdk.TextContent{Text: "Generate a greeting"}}}},
+			"client_roots": &sdk.ListRootsParams{},
+		})
+		if err != nil {
+			return nil, err
+		}
+		name, _ := got["user_name"].(*sdk.ElicitResult)
+		greeting, _ := got["greeting"].(*sdk.CreateMessageResult)
+		roots, _ := got["client_roots"].(*sdk.ListRootsResult)
+		if name == nil || greeting == nil || roots == nil {
+			return nil, fmt.Errorf("answers of the wrong kind: %T, %T, %T", got["user_name"], got["greeting"], got["client_roots"])
+		}
+		text, _ := greeting.Content.(*sdk.TextContent)
+		if text == nil {
+			text = &sdk.TextContent{}
+		}
+		return fmt.Sprintf("name: %v; greeting: %s; roots: %s", name.Content["name"], text.Text, rootNames(roots.Roots)), nil
+	})
 	add("test_streaming_elicitation", "Answers at once: its response stream carries only its result.", func(context.Context) (any, error) {
 		return "stream observed: result frames only", nil
 	})
@@ -448,6 +508,15 @@ func inputRequiredTools(errs *[]error) []*native.Tool {
 		return tool.Generate(ctx, "Say hello", nil)
 	})
 	return out
+}
+
+// rootNames lists roots by their URIs.
+func rootNames(roots []*sdk.Root) string {
+	uris := make([]string, len(roots))
+	for i, r := range roots {
+		uris[i] = r.URI
+	}
+	return strings.Join(uris, ", ")
 }
 
 // changingTools serves test_trigger_tool_change, which makes another tool

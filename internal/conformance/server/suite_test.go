@@ -149,17 +149,23 @@ func TestSuiteScenarios(t *testing.T) {
 var summaryLine = regexp.MustCompile(`(?m)^([✓✗]) ([a-z0-9-]+): (\d+) passed, (\d+) failed`)
 
 // TestSuiteRequirements runs the server scenarios a spec revision
-// requires, as the suite scores them (`server --requirements REV`), when
-// LCP_CONFORMANCE_REVISION names the revision (2026-07-28, say), and
-// fails on any scored scenario that fails. It is not part of the default
-// run until lcp passes all of 2026-07-28 (docs/conformance.md has the
-// count).
+// requires, as the suite scores them (`server --requirements REV`):
+// 2026-07-28, or the revision LCP_CONFORMANCE_REVISION names. It fails on
+// any scored scenario that fails, and when the suite scores fewer
+// scenarios than it lists for the revision.
 func TestSuiteRequirements(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the conformance suite takes about a minute")
+	}
 	rev := os.Getenv("LCP_CONFORMANCE_REVISION")
 	if rev == "" {
-		t.Skip("set LCP_CONFORMANCE_REVISION (2026-07-28) to run a revision's requirements")
+		rev = "2026-07-28"
 	}
 	node, cli := suitecli.Find(t)
+	required, err := suitecli.Required(node, cli, "server", rev)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed: the fixture's Python library cannot run")
 	}
@@ -196,5 +202,8 @@ func TestSuiteRequirements(t *testing.T) {
 	t.Logf("%s: %d/%d scored server scenarios pass", rev, pass, total)
 	if total == 0 {
 		t.Fatalf("no scenario was scored:\n%s", text)
+	}
+	if total < len(required) {
+		t.Errorf("the suite scored %d scenarios, but lists %d for %s:\n%s", total, len(required), rev, text)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,15 +17,38 @@ import (
 	"github.com/lcptools/lcp/mcp"
 	"github.com/lcptools/lcp/native"
 	"github.com/lcptools/lcp/tool"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // support is the task support of the fixture's tools.
 var support = map[string]mcp.TaskSupport{
-	"slow_compute":       mcp.TaskOptional,
-	"failing_job":        mcp.TaskRequired,
-	"protocol_error_job": mcp.TaskOptional,
-	"confirm_delete":     mcp.TaskOptional,
-	"multi_input":        mcp.TaskOptional,
+	"slow_compute":        mcp.TaskOptional,
+	"failing_job":         mcp.TaskRequired,
+	"protocol_error_job":  mcp.TaskOptional,
+	"confirm_delete":      mcp.TaskOptional,
+	"multi_input":         mcp.TaskOptional,
+	"test_tool_with_task": mcp.TaskRequired,
+}
+
+// intake is the input the fixture's tools gather before their tasks
+// start: test_tool_with_task asks for the user's name.
+func intake(name string, _ json.RawMessage) sdk.InputRequestMap {
+	if name != "test_tool_with_task" {
+		return nil
+	}
+	return sdk.InputRequestMap{"user_name": &sdk.ElicitParams{
+		Message:         "What is your name?",
+		RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","title":"Name"}},"required":["name"]}`),
+	}}
+}
+
+// elicitedName is the name field of an accepted elicitation's content.
+func elicitedName(r sdk.InputResponse) any {
+	if e, ok := r.(*sdk.ElicitResult); ok && e.Action == "accept" {
+		return e.Content["name"]
+	}
+	return nil
 }
 
 // brokenToolset serves protocol_error_job, whose calls fail in the
@@ -92,25 +114,29 @@ func fixture(t *testing.T) tool.Toolset {
 				}
 				return fmt.Sprintf("confirm: %v", v["confirm"]), nil
 			})).Interactive(tool.Capabilities{Form: true}),
+		// Two questions at once are one AskClient: tool.Ask puts a
+		// call's questions one after the other.
 		must(native.Func(tool.Info{Name: "multi_input", Description: "Asks two questions at once.", InputSchema: obj(`{"type":"object"}`)},
 			func(ctx context.Context, _ map[string]any) (any, error) {
-				var wg sync.WaitGroup
-				answers := make([]any, 2)
-				errs := make([]error, 2)
-				for i := range 2 {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						v, err := tool.AskForm(ctx, "Name", fmt.Sprintf("Name %d?", i+1), nameForm, false)
-						answers[i], errs[i] = v["name"], err
-					}()
-				}
-				wg.Wait()
-				if err := errors.Join(errs...); err != nil {
+				got, err := mcp.AskClient(ctx, map[string]sdk.InputRequest{
+					"first":  &sdk.ElicitParams{Message: "Name 1?", RequestedSchema: nameForm},
+					"second": &sdk.ElicitParams{Message: "Name 2?", RequestedSchema: nameForm},
+				})
+				if err != nil {
 					return nil, err
 				}
-				return fmt.Sprintf("names: %v, %v", answers[0], answers[1]), nil
-			})).Interactive(tool.Capabilities{Form: true}),
+				return fmt.Sprintf("names: %v, %v", elicitedName(got["first"]), elicitedName(got["second"])), nil
+			})),
+		// Its intake (intake below) gathers the name before the task
+		// starts; AskClient then answers from it.
+		must(native.Func(tool.Info{Name: "test_tool_with_task", Description: "Asks for a name, then runs as a task.", InputSchema: obj(`{"type":"object"}`)},
+			func(ctx context.Context, _ map[string]any) (any, error) {
+				got, err := mcp.AskClient(ctx, intake("test_tool_with_task", nil))
+				if err != nil {
+					return nil, err
+				}
+				return fmt.Sprintf("Hello, %v: your task is done.", elicitedName(got["user_name"])), nil
+			})),
 	}
 	ts, err := native.New(nil, tools...)
 	if err != nil {
@@ -130,6 +156,8 @@ var passing = []string{
 	"tasks-request-headers",
 	"tasks-dispatch-and-envelope",
 	"tasks-required-task-error",
+	"tasks-mrtr-input",
+	"tasks-mrtr-composition",
 }
 
 // TestTasksScenarios runs the suite's tasks extension scenarios against
@@ -147,6 +175,7 @@ func TestTasksScenarios(t *testing.T) {
 	t.Cleanup(func() { tasks.Close(); srv.Close() })
 	h := mcp.TasksHandler(srv.Handler(&mcp.HTTPOptions{Stateless: true}), tasks, &mcp.TaskHTTPOptions{
 		Support: func(name string) mcp.TaskSupport { return support[name] },
+		Intake:  intake,
 	})
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
