@@ -199,7 +199,27 @@ type Binding struct {
 	// live maps the id of each call in flight to its host, so that what
 	// its worker prints reaches the call's events.
 	live sync.Map // string -> *callHost
+
+	// wsSeen is the workspace last found to be a directory, and when:
+	// calls in quick succession skip the stat (see workspace).
+	wsSeen atomic.Pointer[workspaceCheck]
+	// now is the clock of wsSeen (tests replace it).
+	now func() time.Time
 }
+
+// workspaceCheck records that a workspace was a directory at a time.
+type workspaceCheck struct {
+	path string
+	at   time.Time
+}
+
+// workspaceRecheck is how long a workspace found to be a directory is
+// taken to be one without a new stat(2). A call is checked against the
+// workspace at most this long before it starts, as it could always be
+// removed the moment after the check: the window is not new, it is wider.
+// On a server, a stat per call was a tenth of the engine's CPU of a warm
+// call.
+const workspaceRecheck = 50 * time.Millisecond
 
 // entry is one registered tool.
 type entry struct {
@@ -217,7 +237,7 @@ type entry struct {
 // New discovers the tools and returns a binding serving them. Discovery
 // problems are diagnostics (Diagnostics), never errors.
 func New(opts *Options) (*Binding, error) {
-	b := &Binding{tools: make(map[string]*entry), defaults: make(map[string]*tool.HandlerOptions)}
+	b := &Binding{tools: make(map[string]*entry), defaults: make(map[string]*tool.HandlerOptions), now: time.Now}
 	if opts != nil {
 		b.opts = *opts
 	}
@@ -467,7 +487,8 @@ func (b *Binding) config(stem string) (json.RawMessage, error) {
 }
 
 // workspace checks the workspace of a call (absolute already): the
-// worker runs in it.
+// worker runs in it. A workspace found to be a directory less than
+// workspaceRecheck ago is not looked at again.
 func (b *Binding) workspace(ws string) (string, error) {
 	if ws == "" {
 		ws = b.ws
@@ -476,6 +497,10 @@ func (b *Binding) workspace(ws string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	now := b.now()
+	if c := b.wsSeen.Load(); c != nil && c.path == abs && now.Sub(c.at) < workspaceRecheck {
+		return abs, nil
+	}
 	st, err := os.Stat(abs)
 	if err != nil {
 		return "", fmt.Errorf("workspace %s: %w", abs, err)
@@ -483,6 +508,7 @@ func (b *Binding) workspace(ws string) (string, error) {
 	if !st.IsDir() {
 		return "", fmt.Errorf("workspace %s is not a directory", abs)
 	}
+	b.wsSeen.Store(&workspaceCheck{path: abs, at: now})
 	return abs, nil
 }
 

@@ -2329,6 +2329,7 @@ class Worker:
         self.spin = AdaptiveSpin(call_fd)
         self.code_frame: Optional[bytes] = None
         self._saved_fds: Tuple[Tuple[int, int], ...] = ()
+        self._std_poll: Optional[Any] = None
         self._done = threading.Event()
         # One worker per process: current_call() finds it here for threads
         # that belong to no call.
@@ -2364,6 +2365,14 @@ class Worker:
         saved_out = os.dup(self.out_fd)
         saved_err = os.dup(self.err_fd)
         self._saved_fds = ((self.out_fd, saved_out), (self.err_fd, saved_err))
+        if hasattr(select, "poll"):
+            # One poll(2) with no events asked reports POLLNVAL for a closed
+            # descriptor: the check after every call is one system call for
+            # both descriptors.
+            p = select.poll()
+            for fd, _ in self._saved_fds:
+                p.register(fd, 0)
+            self._std_poll = p
         sys.stdout = RoutedStream("stdout", 0, saved_out)  # type: ignore[assignment]
         sys.stderr = RoutedStream("stderr", 1, saved_err)  # type: ignore[assignment]
         _install_thread_inheritance()
@@ -2513,7 +2522,16 @@ class Worker:
             self.out.send(outcome.header(call.id), outcome.value)
 
     def _repair_std_fds(self) -> None:
-        # A tool that closed fd 1 or 2 must not silence the next one.
+        # A tool that closed fd 1 or 2 must not silence the next one.  It is
+        # checked after every call (a tool can close them at any time), with
+        # one poll(2) when nothing is amiss.
+        p = self._std_poll
+        if p is not None:
+            try:
+                if not p.poll(0):
+                    return
+            except (OSError, RuntimeError):
+                pass  # RuntimeError: another call's thread polls it now
         for fd, saved in self._saved_fds:
             try:
                 os.get_inheritable(fd)  # the cheapest call that fails on a closed fd

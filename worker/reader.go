@@ -9,6 +9,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -24,11 +25,17 @@ import (
 // it starts only after the proc has been idle for watchDelay, so that calls
 // in quick succession never pay for waking it.
 //
-// The pipe is read with non-blocking system calls and waited for with
-// poll(2), outside Go's network poller: a registered descriptor wakes the
-// poller's thread for every frame, whether anybody waits for it or not. A
-// kick pipe wakes a parked reader (its context was cancelled, the lead
-// passed, the proc is closing).
+// The pipe is read with non-blocking system calls. A leader waits for it
+// through Go's network poller, on a duplicate of the pipe registered for
+// the proc's life (leadFile): its goroutine parks and no thread stays in a
+// system call while the worker works. A thread blocked in poll(2) would be
+// seen by the runtime's monitor (sysmon), which then wakes every 20 µs to
+// take its processor away, and the thread has to get one back when the
+// result comes: on a server, a fifth of its CPU. A kick wakes a parked
+// leader (its context was cancelled, the proc is closing): it counts kicks
+// and sets the duplicate's read deadline in the past. Where the duplicate
+// cannot be registered, the leader and the watcher wait with poll(2) on the
+// pipe and a kick pipe.
 //
 // A leader first polls the pipe for up to spinBudget before parking (see
 // spinner): waking a parked thread costs tens of microseconds on an idle
@@ -62,11 +69,19 @@ type reader struct {
 	broken    bool   // a protocol violation was seen: the rest is discarded
 	eof       bool
 
-	watchFile  *os.File     // under mu: the watcher's duplicate of the pipe
-	rclosed    atomic.Bool  // set once the pipe is closed for reading
-	pollers    atomic.Int32 // goroutines in poll(2) on the pipe
-	readerDone chan struct{}
-	readerOnce sync.Once
+	watchFile *os.File // under mu: the watcher's duplicate of the pipe
+	leadFile  *os.File // the leaders' duplicate of the pipe, in the network poller (nil: none)
+	leadConn  syscall.RawConn
+	kicks     atomic.Uint64 // kicks so far
+	// The leader's (one at a time): the kicks it has seen, and the read
+	// deadline set on leadFile (not known after a kick, which moves it).
+	seenKicks    uint64
+	leadDeadline time.Time
+	deadlineSet  bool
+	rclosed      atomic.Bool  // set once the pipe is closed for reading
+	pollers      atomic.Int32 // goroutines in poll(2) on the pipe
+	readerDone   chan struct{}
+	readerOnce   sync.Once
 
 	spin spinner
 }
@@ -117,11 +132,14 @@ func (s *spinner) spun(found bool) {
 // for a while if spin is set, then parks until the pipe is readable, a kick
 // comes or deadline passes. It reports false once the pipe has ended.
 func (pr *proc) readFor(pc *pcall, deadline time.Time, spin bool) bool {
-	if !pr.pump(pc) {
-		return false
-	}
-	if len(pc.done) > 0 {
-		return true
+	if spin || pr.leadConn == nil {
+		// (A wait in the network poller reads first itself.)
+		if !pr.pump(pc) {
+			return false
+		}
+		if len(pc.done) > 0 {
+			return true
+		}
 	}
 	if spin && !cpuBusy() && pr.pool.startSpinning() {
 		until := pc.sent.Add(spinBudget)
@@ -145,6 +163,9 @@ func (pr *proc) readFor(pc *pcall, deadline time.Time, spin bool) bool {
 			return alive
 		}
 	}
+	if pr.leadConn != nil {
+		return pr.awaitNet(pc, deadline)
+	}
 	timeout := -1
 	if !deadline.IsZero() {
 		d := time.Until(deadline)
@@ -157,6 +178,66 @@ func (pr *proc) readFor(pc *pcall, deadline time.Time, spin bool) bool {
 		return false
 	}
 	return pr.pump(pc)
+}
+
+// awaitNet reads the pipe for pc until its result came, a kick came, the
+// deadline passed or the pipe ended, parked in Go's network poller between
+// reads. It reports false once the pipe has ended.
+func (pr *proc) awaitNet(pc *pcall, deadline time.Time) bool {
+	pr.pollers.Add(1)
+	defer pr.pollers.Add(-1)
+	if pr.rclosed.Load() {
+		return false
+	}
+	seen := pr.seenKicks
+	if k := pr.kicks.Load(); k != seen {
+		// A kick since the last look: whatever it was for, the caller looks
+		// again. It left the deadline in the past.
+		pr.seenKicks, pr.deadlineSet = k, false
+		return true
+	}
+	if !pr.deadlineSet || !deadline.Equal(pr.leadDeadline) {
+		if err := pr.leadFile.SetReadDeadline(deadline); err != nil {
+			return pr.pump(pc)
+		}
+		pr.leadDeadline, pr.deadlineSet = deadline, true
+	}
+	alive := true
+	err := pr.leadConn.Read(func(uintptr) bool {
+		// The pipe is read to its end (or to pc's result) before the
+		// goroutine parks: a frame written after that wakes it.
+		alive = pr.pump(pc)
+		return !alive || len(pc.done) > 0 || pr.kicks.Load() != seen || pr.rclosed.Load()
+	})
+	if k := pr.kicks.Load(); k != seen {
+		pr.seenKicks, pr.deadlineSet = k, false
+	}
+	if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+		// Not expected (the file is closed only once every reader left):
+		// read what is there, the caller looks again.
+		return pr.pump(pc)
+	}
+	return alive && !pr.rclosed.Load()
+}
+
+// openLeadFile registers a duplicate of the reply pipe with Go's network
+// poller for the leaders' waits; without one they wait with poll(2).
+func (pr *proc) openLeadFile() {
+	fd, err := dupCloexec(pr.rfd)
+	if err != nil {
+		return
+	}
+	f := os.NewFile(uintptr(fd), "lcp-worker-reply")
+	rc, err := f.SyscallConn()
+	if err == nil {
+		// Fails on a file the poller did not take.
+		err = f.SetReadDeadline(time.Time{})
+	}
+	if err != nil {
+		f.Close()
+		return
+	}
+	pr.leadFile, pr.leadConn = f, rc
 }
 
 // startSpinning takes one of the pool's spinning slots.
@@ -288,6 +369,12 @@ func (pr *proc) kick() {
 	pr.kickMu.RLock()
 	if !pr.kickClosed {
 		writeKick(pr.kickW)
+		if pr.leadFile != nil {
+			// Counted first: a leader that sets its deadline after this
+			// one sees the count before it parks.
+			pr.kicks.Add(1)
+			_ = pr.leadFile.SetReadDeadline(time.Unix(1, 0))
+		}
 	}
 	pr.kickMu.RUnlock()
 }
@@ -317,6 +404,11 @@ func (pr *proc) pump(self *pcall) bool {
 		if pr.broken {
 			// Discard what comes: the worker is being killed.
 			pr.frames = frameReader{buf: pr.frames.buf, max: pr.frames.max}
+		}
+		if self != nil && len(self.done) > 0 {
+			// Its result came: what follows is read by the next reader,
+			// not by this call before it returns.
+			return true
 		}
 		n, empty, err := readFD(pr.rfd, pr.frames.space())
 		if empty {
@@ -365,6 +457,9 @@ func (pr *proc) stopReading() {
 	pr.kickClosed = true
 	closeFD(pr.kickR)
 	closeFD(pr.kickW)
+	if pr.leadFile != nil {
+		pr.leadFile.Close()
+	}
 	pr.kickMu.Unlock()
 }
 

@@ -68,6 +68,9 @@ func (p *Pool) spawn(g *group, s *slot) (*proc, error) {
 	if !p.addProc(pr) {
 		process.Kill()
 		pp.closeParent()
+		if pr.leadFile != nil {
+			pr.leadFile.Close()
+		}
 		_ = process.Wait()
 		return nil, ErrClosed
 	}
@@ -216,6 +219,7 @@ func (p *Pool) newProc(g *group, s *slot, process *spawn.Process, pp *pipes) *pr
 		watching:  true, // the watcher reads the hello
 	}
 	pr.rfd, pr.kickR, pr.kickW = pp.replyR, pp.kickR, pp.kickW
+	pr.openLeadFile()
 	pr.frames = newFrameReader(64<<10, pr.maxFrame)
 	pr.readerDone = make(chan struct{})
 	pr.spin.avg.Store(int64(spinBudget))
