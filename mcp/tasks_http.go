@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -137,8 +138,11 @@ func (h *tasksHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = readCloser{bytes.NewReader(body), orig}
 	var req taskRequest
-	if json.Unmarshal(body, &req) != nil || len(req.ID) == 0 || req.Params.Meta.ProtocolVersion == "" {
-		h.next.ServeHTTP(w, r) // a batch, a notification, the older wire: not the extension's
+	if json.Unmarshal(body, &req) != nil || len(req.ID) == 0 || !statelessRevision(req.Params.Meta.ProtocolVersion) {
+		// A batch, a notification, the older wire: not the extension's.
+		// A _meta version the SDK does not serve is next's to refuse
+		// (UnsupportedProtocolVersion), before any task starts.
+		h.next.ServeHTTP(w, r)
 		return
 	}
 	declared := DeclaresTasks(req.Params.Meta.ClientCapabilities)
@@ -194,9 +198,24 @@ func (h *tasksHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.next.ServeHTTP(w, r)
 }
 
-// headersMatch refuses a request whose Mcp-Method or Mcp-Name header
-// disagrees with its body (SEP-2243), with HeaderMismatch.
+// statelessRevisions are the revisions of the stateless wire the SDK
+// serves (2026-07-28 and later), on which the extension is served.
+var statelessRevisions = slices.DeleteFunc(sdk.SupportedProtocolVersions(), func(v string) bool { return v < "2026-07-28" })
+
+// statelessRevision reports whether a request's _meta version v is one
+// of statelessRevisions.
+func statelessRevision(v string) bool { return slices.Contains(statelessRevisions, v) }
+
+// headersMatch refuses a request whose Mcp-Method, Mcp-Name or
+// Mcp-Protocol-Version header disagrees with its body (SEP-2243), with
+// HeaderMismatch.
 func (h *tasksHandler) headersMatch(w http.ResponseWriter, r *http.Request, req *taskRequest, name string) bool {
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && v != req.Params.Meta.ProtocolVersion {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		writeRPC(w, req.ID, nil, &jsonrpc.Error{Code: codeHeaderMismatch, Message: "the Mcp-Protocol-Version header does not match the request's _meta version"})
+		return false
+	}
 	if m := r.Header.Get("Mcp-Method"); m != "" && m != req.Method {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
