@@ -36,25 +36,30 @@ func TestRunSteps(t *testing.T) {
 		name    string
 		info    *Info
 		fn      RunFunc
+		hopts   *HandlerOptions
 		answers []func(r *Request) Response
 		want    string // the result's text, or its error
 		refused string // Result.Rejection's reason; "" for none
 	}{
-		{"answered", &askCity, askCityFn,
+		{"answered", &askCity, askCityFn, nil,
 			[]func(r *Request) Response{func(r *Request) Response { return r.Submitted("Paris") }}, "weather in Paris", ""},
-		{"a wrong answer is declined with a reason", &pick, pickFn,
+		// A call Drive would run inline (a Python call) pauses at its
+		// question when it is stepped.
+		{"answered later, a call that returns on cancel", &askCity, askCityFn, &HandlerOptions{ReturnsOnCancel: true},
+			[]func(r *Request) Response{func(r *Request) Response { return r.Submitted("Oslo") }}, "weather in Oslo", ""},
+		{"a wrong answer is declined with a reason", &pick, pickFn, nil,
 			[]func(r *Request) Response{func(r *Request) Response { return r.Submitted("green") }}, "not one of the options", ""},
-		{"the option", &pick, pickFn,
+		{"the option", &pick, pickFn, nil,
 			[]func(r *Request) Response{func(r *Request) Response { return r.Submitted("blue") }}, "blue", ""},
-		{"a declined confirmation is a refusal", &del, delFn,
+		{"a declined confirmation is a refusal", &del, delFn, nil,
 			[]func(r *Request) Response{func(r *Request) Response { return r.Declined("not now") }}, "not deleted: not now", "not now"},
-		{"an approved one is not", &del, delFn,
+		{"an approved one is not", &del, delFn, nil,
 			[]func(r *Request) Response{func(r *Request) Response { return r.Submitted(Allow) }}, "deleted", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			var requests, responses int
-			run, step, err := Start(ctx, NewHandler(tt.info, tt.fn, nil), nil, &CallOptions{
+			run, step, err := Start(ctx, NewHandler(tt.info, tt.fn, tt.hopts), nil, &CallOptions{
 				CallID:     "c1",
 				OnRequest:  func(r *Request) { requests++ },
 				OnResponse: func(r *Request, resp Response) { responses++ },
