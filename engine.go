@@ -43,6 +43,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lcptools/lcp/autonomy"
@@ -250,6 +251,9 @@ type Engine struct {
 	bridge   *mcpBridge
 	recovery *sandbox.Recovery
 	handlers handlers
+	// kept holds, per library and workspace ("stem\x00ws"), what the
+	// sandbox of its newest workspace-write worker keeps read-only.
+	kept sync.Map
 }
 
 // workerStartTimeout is the start budget of the engine's Python workers;
@@ -323,6 +327,7 @@ func New(ctx context.Context, cfg *Config) (*Engine, error) {
 		ValidateArguments: e.cfg.ValidateArguments,
 		Host:              engineHost{e},
 		Services:          e.services(),
+		ConfirmNote:       e.confirmNote,
 	})
 	if err != nil {
 		return nil, err

@@ -50,17 +50,17 @@ func (e *Engine) sandboxed(stem string) (bool, error) {
 // sandbox when its host configuration asks for it (sandbox:
 // "workspace-write" or "read-only") or Config.Sandbox does for all. Other
 // libraries run as they are: they are the user's own, trusted code.
-func (e *Engine) wrapWorker(cmd *exec.Cmd, lib worker.Library, ws string, calls func() []context.Context) (func(), error) {
+func (e *Engine) wrapWorker(cmd *exec.Cmd, lib worker.Library, ws string, calls func() []context.Context) (worker.Wrapped, error) {
 	stem := lib.Stem
 	if stem == "" {
 		stem = strings.TrimSuffix(filepath.Base(lib.Path), ".py")
 	}
 	set, mode, boxed, err := e.sandboxMode(stem)
 	if err != nil {
-		return nil, err
+		return worker.Wrapped{}, err
 	}
 	if !boxed {
-		return func() {}, nil
+		return worker.Wrapped{}, nil
 	}
 	program, paths := sandbox.Python(cmd.Path)
 	// Python finds its prefix from argv[0]: a bare name would be looked up
@@ -91,11 +91,22 @@ func (e *Engine) wrapWorker(cmd *exec.Cmd, lib worker.Library, ws string, calls 
 		if proxy != nil {
 			proxy.Close()
 		}
-		return nil, fmt.Errorf("library %s: %w", stem, err)
+		return worker.Wrapped{}, fmt.Errorf("library %s: %w", stem, err)
+	}
+	if mode == sandbox.Write {
+		e.kept.Store(stem+"\x00"+ws, box.KeptReadOnly())
 	}
 	// A worker writes its workspace directly: the box holds nothing to
 	// read back once the process runs; its proxy serves it while it lives.
-	return func() {
+	// The disk budget of a workspace-write worker bounds what each call
+	// writes (from its start to its result), not the worker's whole life.
+	w := worker.Wrapped{CallStarted: box.BeginUnit, CallEnded: func() error {
+		if err := box.EndUnit(); err != nil {
+			return fmt.Errorf("library %s: %w", stem, err)
+		}
+		return nil
+	}}
+	w.Started = func() {
 		box.Started()
 		go func() {
 			<-box.Ended()
@@ -108,7 +119,8 @@ func (e *Engine) wrapWorker(cmd *exec.Cmd, lib worker.Library, ws string, calls 
 			}
 		}()
 		box.Close()
-	}, nil
+	}
+	return w, nil
 }
 
 // askEgress is who decides a connection of a boxed library's worker to a
@@ -169,4 +181,38 @@ func (e *Engine) egressDenied(stem string, calls func() []context.Context) func(
 			e.cfg.OnEvent(ev)
 		}
 	}
+}
+
+// maxKeptLines is how many read-only paths a confirmation lists.
+const maxKeptLines = 8
+
+// confirmNote is the note of every confirmation a call of a sandboxed
+// library asks (binding.Options.ConfirmNote): where its worker runs, and
+// for a workspace-write library what the sandbox keeps read-only, so
+// that the person knows what an approval lets the library change. The
+// list is the one the running worker's sandbox was planned with; before
+// a worker has started, the workspace's current one.
+func (e *Engine) confirmNote(stem, ws string) string {
+	set, mode, boxed, err := e.sandboxMode(stem)
+	if err != nil || !boxed {
+		return ""
+	}
+	net := networkText(set)
+	if mode == sandbox.ReadOnly {
+		return fmt.Sprintf("The library %s runs in the sandbox: the workspace read-only, %s.", stem, net)
+	}
+	var kept []string
+	if v, ok := e.kept.Load(stem + "\x00" + ws); ok {
+		kept = v.([]string)
+	} else if kept, err = sandbox.KeptReadOnly(ws); err != nil {
+		return fmt.Sprintf("The library %s runs in the sandbox, writing the workspace directly; %v, so its worker does not start.", stem, err)
+	}
+	note := fmt.Sprintf("The library %s runs in the sandbox, writing the workspace directly (%s).", stem, net)
+	if len(kept) == 0 {
+		return note + " The workspace holds no version control folder or git file to keep read-only."
+	}
+	if len(kept) > maxKeptLines {
+		kept = append(kept[:maxKeptLines:maxKeptLines], fmt.Sprintf("and %d more", len(kept)-maxKeptLines))
+	}
+	return note + " Kept read-only:\n- " + strings.Join(kept, "\n- ")
 }

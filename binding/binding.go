@@ -109,6 +109,12 @@ type Options struct {
 	// that is not here is an error the Python code gets as a
 	// RuntimeError.
 	Services map[string]Service
+	// ConfirmNote, when set, returns a note for every confirmation that a
+	// call of the library asks in the workspace (the engine's: what the
+	// sandbox of a workspace-write library keeps read-only); "" adds
+	// nothing. The note goes into the request's Prompt and, as comment
+	// lines, before its Source, which terminals show.
+	ConfirmNote func(library, workspace string) string
 }
 
 // Service answers one request of Python code to a host service. Its

@@ -64,7 +64,7 @@ func (b *Binding) run(ctx context.Context, e *entry, c *tool.CallRequest) (*tool
 	}
 	req.HasLLM = req.HasLLM || c.Generator != nil
 	req.HasDiscussion = c.Conversation != nil
-	host := &callHost{b: b, ctx: ctx, call: c, stem: e.file.Stem}
+	host := &callHost{b: b, ctx: ctx, call: c, stem: e.file.Stem, ws: ws}
 	if b.ownPool {
 		b.live.Store(c.CallID, host)
 		defer b.live.Delete(c.CallID)
@@ -356,10 +356,20 @@ type callHost struct {
 	ctx  context.Context // the call's context
 	call *tool.CallRequest
 	stem string // the library's
+	ws   string // the call's workspace
 }
 
 func (h *callHost) Confirm(_ context.Context, r worker.ConfirmRequest) (string, string) {
-	resp, err := h.call.Ask(h.ctx, &tool.Request{Kind: tool.KindConfirm, Source: r.Source, Label: r.Label, Argv: r.Argv, Title: r.Label})
+	req := &tool.Request{Kind: tool.KindConfirm, Source: r.Source, Label: r.Label, Argv: r.Argv, Title: r.Label}
+	if h.b.opts.ConfirmNote != nil {
+		if note := h.b.opts.ConfirmNote(h.stem, h.ws); note != "" {
+			// Comment lines first, so that a terminal that cuts a long
+			// source keeps them.
+			req.Prompt = note
+			req.Source = "# " + strings.ReplaceAll(note, "\n", "\n# ") + "\n" + r.Source
+		}
+	}
+	resp, err := h.call.Ask(h.ctx, req)
 	if err == nil && resp.Action == tool.Cancel {
 		err = &tool.CancelledError{Tool: h.call.Tool, Reason: resp.Reason}
 	}

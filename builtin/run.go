@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -284,7 +285,7 @@ func (b *lib) runPythonCode(ctx context.Context, in pyCodeArgs) (map[string]any,
 		spec: proc.Spec{Path: interp, Args: []string{"-"}, Stdin: strings.NewReader(in.Code), Dir: dir,
 			Timeout: timeLimit(cfg, in.Timeout), MaxOutput: configInt(cfg, "max_output_bytes", DefaultMaxOutput)},
 		asked: in.escalation}
-	b.pythonJob(ctx, j, interp, v)
+	b.pythonJob(ctx, j, interp, v, dir, dir)
 	return b.run(ctx, j)
 }
 
@@ -330,18 +331,21 @@ func (b *lib) runPythonFile(ctx context.Context, in pyFileArgs) (map[string]any,
 		spec: proc.Spec{Path: interp, Args: append([]string{abs}, in.Args...), Dir: dir,
 			Timeout: timeLimit(cfg, in.Timeout), MaxOutput: configInt(cfg, "max_output_bytes", DefaultMaxOutput)},
 		asked: in.escalation}
-	b.pythonJob(ctx, j, interp, v)
+	b.pythonJob(ctx, j, interp, v, ws.Dir(), filepath.Dir(abs))
 	return b.run(ctx, j)
 }
 
 // pythonJob completes a Python job: the classifier's verdict, and what the
 // sandbox needs to run the interpreter (its real program and prefix, not
-// a shim in the hidden home folder).
-func (b *lib) pythonJob(ctx context.Context, j *job, interp string, v pyrisk.Verdict) {
+// a shim in the hidden home folder). first is the folder Python puts
+// first on sys.path (the working folder for code, the script's folder).
+func (b *lib) pythonJob(ctx context.Context, j *job, interp string, v pyrisk.Verdict, ws, first string) {
 	// Without a sandbox, safe mode asks before anything not proven
 	// harmless: code that writes files, reads credentials or uses the
-	// network too.
-	j.reasons, j.needs = slices.Concat(v.Reasons, v.Writes, v.Reads), v.Needs
+	// network too, and code that would import a workspace file in place
+	// of a standard module (the classifier judges only what the code
+	// imports itself, not what the standard library imports in turn).
+	j.reasons, j.needs = slices.Concat(v.Reasons, v.Writes, v.Reads, shadowReasons(ws, first)), v.Needs
 	for _, p := range v.Needs {
 		j.reasons = append(j.reasons, p.Reason)
 	}
@@ -351,6 +355,31 @@ func (b *lib) pythonJob(ctx context.Context, j *job, interp string, v pyrisk.Ver
 	if sandboxOn(call(ctx).Config) {
 		j.program, j.readPaths = sandbox.Python(interp)
 	}
+}
+
+// shadowReasons are the reasons to ask when a folder Python searches
+// before the standard library (first, or a PYTHONPATH entry in the
+// workspace ws) holds a module or package named like a standard module, a
+// sitecustomize or a usercustomize: Python would run that file, unjudged,
+// whatever the code imports (import json imports re, ...).
+func shadowReasons(ws, first string) []string {
+	found, err := sandbox.PythonPathShadows(ws, first, os.Getenv("PYTHONPATH"))
+	if err != nil {
+		return []string{fmt.Sprintf("the folders on Python's path could not be checked for modules shadowing the standard library (%v)", err)}
+	}
+	out := make([]string, 0, len(found))
+	for _, f := range found {
+		out = append(out, fmt.Sprintf("the workspace holds %s, which Python imports in place of the standard module %s (directly or through another standard module); it is not judged", f, shadowModule(f)))
+	}
+	return out
+}
+
+// shadowModule is the module a shadow found by sandbox.PythonPathShadows
+// stands for: its last element up to the first dot.
+func shadowModule(f string) string {
+	name := path.Base(strings.TrimSuffix(f, "/"))
+	name, _, _ = strings.Cut(name, ".")
+	return name
 }
 
 // pythonJudge judges Python code a shell command runs (python3 -c,

@@ -179,3 +179,45 @@ func TestMRTRExpiredState(t *testing.T) {
 		t.Errorf("the tool's side effect happened %d times", strings.Count(string(b), "appended"))
 	}
 }
+
+// TestReplayStateBadInput: a stateless server that replays calls
+// (HTTPOptions.Stateless, no replicas) refuses a requestState that was
+// tampered with, expired, brought by another caller or for another tool,
+// before it runs the tool again: the tool's side effect (a line written
+// before it asks) is not repeated by any of them.
+func TestReplayStateBadInput(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "log")
+	srv := NewServer(mrtrTools(t, file), nil)
+	t.Cleanup(func() { srv.Close() })
+	url := serveHTTP(t, srv, &HTTPOptions{Stateless: true})
+	a, b := mrtrClient(t, url, "token-a"), mrtrClient(t, url, "token-b")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	r1, err := a.CallTool(ctx, &sdk.CallToolParams{Name: "append", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k1, s1 := onlyKey(t, r1), r1.RequestState
+	st, err := srv.decodeState(s1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Issued = time.Now().Add(-2 * srv.opts.QuestionTimeout).Unix()
+	expired := srv.encodeState(st)
+	allow := sdk.InputResponseMap{k1: &sdk.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow"}}}
+	for _, c := range []struct {
+		name, tool, state, text string
+		cs                      *sdk.ClientSession
+	}{
+		{"tampered", "append", s1 + "x", "requestState", a},
+		{"expired", "append", expired, "expired", a},
+		{"another caller", "append", s1, "another caller", b},
+		{"another tool", "other", s1, "another call", a},
+	} {
+		res, err := c.cs.CallTool(ctx, &sdk.CallToolParams{Name: c.tool, Arguments: map[string]any{}, RequestState: c.state, InputResponses: allow})
+		wantInvalidParams(t, c.name, res, err, c.text)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "appended\n" {
+		t.Errorf("refused states ran the tool again: %q", b)
+	}
+}

@@ -88,3 +88,43 @@ func BenchmarkSDKHTTPCall(b *testing.B) {
 	})
 	benchHTTP(b, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
 }
+
+// BenchmarkServerHTTPCall2026 is BenchmarkServerHTTPCall on the
+// stateless wire of 2026-07-28: no session, the version and client
+// capabilities in each request's _meta, the Mcp-* headers.
+func BenchmarkServerHTTPCall2026(b *testing.B) {
+	add, _ := native.Func(tool.Info{Name: "add", InputSchema: addSchema}, func(ctx context.Context, args map[string]any) (any, error) {
+		x, _ := args["a"].(json.Number).Int64()
+		y, _ := args["b"].(json.Number).Int64()
+		return x + y, nil
+	})
+	ts, _ := native.New(nil, add)
+	srv := NewServer(ts, nil)
+	defer srv.Close()
+	hs := httptest.NewServer(srv.Handler(nil))
+	defer hs.Close()
+	b.RunParallel(func(pb *testing.PB) {
+		hc := hs.Client()
+		n := 0
+		for pb.Next() {
+			n++
+			msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":%d},`+
+				`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, n, n)
+			req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(msg))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+			req.Header.Set("Mcp-Method", "tools/call")
+			req.Header.Set("Mcp-Name", "add")
+			resp, err := hc.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			out, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !strings.Contains(string(out), fmt.Sprintf(`"text":"%d"`, n+1)) {
+				b.Fatalf("answer %s", out)
+			}
+		}
+	})
+}

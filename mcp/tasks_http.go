@@ -65,9 +65,11 @@ type TaskHTTPOptions struct {
 // CreateTaskResult), advertises the extension in server/discover, and
 // passes every other request to next unchanged. It makes the server's
 // Host, Origin and token checks first (TaskHTTPOptions.HTTP). A request declares the
-// extension in its _meta's client capabilities; its Mcp-Method and
-// Mcp-Name headers, when present, must match the body (HeaderMismatch,
-// -32020).
+// extension in its _meta's client capabilities; its Mcp-Method,
+// Mcp-Name and Mcp-Protocol-Version headers, when present, must match
+// the body (HeaderMismatch, -32020). A request whose _meta names a
+// version the SDK does not serve on the stateless wire is next's to
+// answer (UnsupportedProtocolVersion): it starts no task.
 func TasksHandler(next http.Handler, tasks *Tasks, opts *TaskHTTPOptions) http.Handler {
 	var o TaskHTTPOptions
 	if opts != nil {

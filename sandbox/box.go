@@ -37,6 +37,9 @@ type Box struct {
 	// once it has ended (newrepos.go).
 	knownGitDirs map[string]bool
 	newReposDone bool
+	// keptReadOnly describes what a Write run's mounts keep read-only
+	// (KeptReadOnly's lines), for confirmations.
+	keptReadOnly []string
 
 	mu      sync.Mutex
 	started bool
@@ -68,6 +71,8 @@ type Report struct {
 	MaxRSS int64
 	// Limits are the limits the run had.
 	Limits Limits
+	// Mode is how the run showed the workspace (what Disk counted).
+	Mode Mode
 	// Exceeded names the budget the run went over, which ended it:
 	// BudgetMemory, BudgetDisk, BudgetProcesses or BudgetTime; "" when
 	// none.
@@ -103,6 +108,9 @@ func (r *Report) BudgetText() string {
 	case BudgetMemory:
 		return fmt.Sprintf("the memory budget (%s for the whole run)", sizeText(l.TotalMemory))
 	case BudgetDisk:
+		if r.Mode == Write {
+			return fmt.Sprintf("the disk budget (%s written to the workspace)", sizeText(l.Disk))
+		}
 		return fmt.Sprintf("the disk budget (%s of new and changed files)", sizeText(l.Disk))
 	case BudgetProcesses:
 		return fmt.Sprintf("the process budget (%d processes and threads at once)", l.Processes)
@@ -132,6 +140,14 @@ func (b *Box) Upper() string {
 	return filepath.Join(b.tmp, "upper")
 }
 
+// KeptReadOnly describes, one line each ("sub/.git: the git dir of …",
+// relative to the workspace), what the run's mounts keep read-only in
+// its workspace: the version control folders and what git runs or loads
+// from them, as they were when Wrap planned a Write run (a repository
+// the run creates later is not in it; see docs/sandbox.md). Nil for
+// other modes and when the policy made version control writable.
+func (b *Box) KeptReadOnly() []string { return b.keptReadOnly }
+
 // Policy returns the policy the run has (limits with their defaults).
 func (b *Box) Policy() Policy { return b.policy }
 
@@ -160,7 +176,7 @@ func (b *Box) releaseLocked() {
 		f.Close()
 	}
 	b.childFiles = nil
-	r := &Report{Limits: b.policy.Limits}
+	r := &Report{Limits: b.policy.Limits, Mode: b.policy.Mode}
 	b.report = r
 	if b.egressR != nil {
 		b.serveEgress(b.egressR)

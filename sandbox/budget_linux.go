@@ -24,6 +24,12 @@ type budget struct {
 	group  *runGroup // nil: no control groups (the rlimits bound the run)
 	gateW  *os.File  // the init starts the command once lcp writes a byte here
 	layer  *os.File  // the size-capped tmpfs of the copy-on-write layer, or nil
+	// writes is set for a Write run with a disk budget: the bytes its
+	// processes write are counted (diskwrites_linux.go), from base on
+	// (the count when the current unit of work began: BeginUnit).
+	writes bool
+	unitMu sync.Mutex // BeginUnit and the readings of unitWrites, in turn
+	base   int64
 
 	mu       sync.Mutex
 	exceeded string
@@ -48,6 +54,9 @@ func (b *Box) prepareBudget(cmd *exec.Cmd) error {
 	l := b.policy.Limits
 	g := &budget{cmd: cmd, limits: l, stop: make(chan struct{})}
 	b.budget = g
+	if b.policy.Mode == Write && l.Disk > 0 && ioAccounting() {
+		g.writes = true
+	}
 	if l.TotalMemory > 0 || l.Processes > 0 {
 		group, err := newRunGroup(l)
 		if err != nil {
@@ -90,7 +99,7 @@ func (g *budget) started() {
 		t := time.AfterFunc(g.limits.WallTime, func() { g.over(BudgetTime) })
 		go func() { <-g.stop; t.Stop() }()
 	}
-	if g.group != nil || g.layer != nil {
+	if g.group != nil || g.layer != nil || g.writes {
 		g.watching.Go(g.watch)
 	}
 }
@@ -126,7 +135,54 @@ func (g *budget) check() string {
 	if g.layer != nil && layerFull(g.layer) {
 		return BudgetDisk
 	}
+	if g.writes && g.cmd.Process != nil && g.unitWrites(g.cmd.Process.Pid) > g.limits.Disk {
+		return BudgetDisk
+	}
 	return ""
+}
+
+// unitWrites is what the run has written since its current unit of work
+// began (since it started, when it has none).
+func (g *budget) unitWrites(init int) int64 {
+	g.unitMu.Lock()
+	defer g.unitMu.Unlock()
+	return g.runWrites(init) - g.base
+}
+
+// BeginUnit begins a unit of work of a long-lived Write run, a library
+// worker's call: from now on the disk budget bounds what the run writes
+// since this moment, not since it started, so that calls that each stay
+// within the budget never add up to more. The writes of calls in flight
+// together count for the newest one. It does nothing for other runs.
+func (b *Box) BeginUnit() {
+	g := b.budget
+	if g == nil || !g.writes || g.cmd.Process == nil {
+		return
+	}
+	g.unitMu.Lock()
+	defer g.unitMu.Unlock()
+	g.base = g.runWrites(g.cmd.Process.Pid)
+}
+
+// EndUnit ends a unit of work begun with BeginUnit: when the run has
+// written more than its disk budget since then (a writer faster than the
+// budget's watch) it ends the run at BudgetDisk, as the watch would have,
+// and returns an error that names the budget; it also does when the run
+// had already gone over a budget. Nil otherwise, and for other runs.
+func (b *Box) EndUnit() error {
+	g := b.budget
+	if g == nil || !g.writes || g.cmd.Process == nil {
+		return nil
+	}
+	if g.exceededNow() == "" && g.unitWrites(g.cmd.Process.Pid) > g.limits.Disk {
+		g.over(BudgetDisk)
+	}
+	what := g.exceededNow()
+	if what == "" {
+		return nil
+	}
+	r := &Report{Limits: g.limits, Mode: Write, Exceeded: what}
+	return fmt.Errorf("sandbox: the run went over %s and was ended", r.BudgetText())
 }
 
 // layerFull reports whether the copy-on-write layer's filesystem is full
@@ -260,4 +316,11 @@ func (b *Box) layerHandOver() (*os.File, error) {
 		return nil, err
 	}
 	return os.NewFile(uintptr(fd), "lcp-sandbox-layer"), nil
+}
+
+// exceededNow is the budget the run has gone over so far ("" for none).
+func (g *budget) exceededNow() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.exceeded
 }

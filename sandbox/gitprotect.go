@@ -268,11 +268,46 @@ func Protected(ws string) ([]string, error) {
 	}
 	out := make([]string, 0, len(found))
 	for _, g := range found {
-		rel, err := filepath.Rel(ws, g.Path)
-		if err != nil {
-			rel = g.Path
+		out = append(out, relLine(ws, g))
+	}
+	return out, nil
+}
+
+// relLine is a gitPath as "path: why", the path relative to ws.
+func relLine(ws string, g gitPath) string {
+	rel, err := filepath.Rel(ws, g.Path)
+	if err != nil {
+		rel = g.Path
+	}
+	return filepath.ToSlash(rel) + ": " + g.Why
+}
+
+// KeptReadOnly describes, one line each, what a Write run in the workspace
+// ws keeps read-only (the set the run's mounts are made from): the
+// version control folders at its top (VCSDirs) and what Protected lists
+// outside them, each as "path: why" with the path relative to ws. It
+// creates nothing (a Write run's set-up makes placeholders for missing
+// paths). The error names a configuration git could not read, for which
+// a Write run does not start.
+func KeptReadOnly(ws string) ([]string, error) {
+	ws = filepath.Clean(ws)
+	var tops []string
+	var out []string
+	for _, d := range VCSDirs {
+		if _, err := os.Lstat(filepath.Join(ws, d)); err == nil {
+			tops = append(tops, filepath.Join(ws, d))
+			out = append(out, d+": a version control folder")
 		}
-		out = append(out, filepath.ToSlash(rel)+": "+g.Why)
+	}
+	found, err := gitPaths(ws)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range found {
+		if slices.ContainsFunc(tops, func(t string) bool { return pathWithin(g.Path, t) }) {
+			continue
+		}
+		out = append(out, relLine(ws, g))
 	}
 	return out, nil
 }

@@ -73,5 +73,11 @@ func enterInit() {}
 // budget is the budget watch of a run: there is none on this system.
 type budget struct{}
 
+// BeginUnit does nothing: there is no sandbox on this system.
+func (b *Box) BeginUnit() {}
+
+// EndUnit returns nil: there is no sandbox on this system.
+func (b *Box) EndUnit() error { return nil }
+
 // Accounting returns "rlimits": there is no sandbox on this system.
 func Accounting() string { return "rlimits" }

@@ -129,6 +129,7 @@ func (b *Box) planWorkspace(p *mountPlan) error {
 			b.knownGitDirs = known
 			for _, d := range paths {
 				p.add(mountEntry{Kind: mountRebind, Dst: d.Path, Optional: true})
+				b.keptReadOnly = append(b.keptReadOnly, relLine(ws, d))
 			}
 		} else if known, err := gitDirs(ws); err == nil {
 			// Writable version control still does not let a repository

@@ -117,7 +117,14 @@ type Limits struct {
 	TotalMemory int64
 	// Disk caps the copy-on-write layer of the workspace (changed and new
 	// files), in bytes, where lcp can give it a size-capped filesystem
-	// (lcp runs as root); it is part of TotalMemory as well.
+	// (lcp runs as root); it is part of TotalMemory as well. A Write run
+	// has no layer: Disk caps the bytes its processes write to storage,
+	// net of what they delete before it reaches the disk, as the
+	// kernel's per-process I/O accounting counts them (read about every
+	// 100 ms, so a fast writer can go past it by what it writes in that
+	// time; each file stays within FileSize), since the run started or
+	// since its current unit of work began (Box.BeginUnit: a library
+	// worker's call).
 	Disk int64
 	// WallTime ends the run after this long; zero or negative means none
 	// (the built-in tools have their own time limit).

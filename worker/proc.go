@@ -32,6 +32,9 @@ type proc struct {
 	process   *spawn.Process // the guardian: its pid is its process group
 	gpid      int
 	maxFrame  int
+	// callStarted and callEnded are the Wrap's hooks (Wrapped), or nil.
+	callStarted func()
+	callEnded   func() error
 
 	wpid         atomic.Int64 // worker: its pid is its process group
 	oom          oomMark      // the kernel's OOM kill counters at its start
@@ -147,6 +150,9 @@ func (pr *proc) call(ctx context.Context, op string, req *Request, host Host, en
 		end()
 		return nil, nil, err
 	}
+	if pr.callStarted != nil {
+		pr.callStarted()
+	}
 	size := 160 + len(req.Function) + len(req.Args) + len(req.Context) + len(req.Config)
 	frame := appendCallFrame(make([]byte, 0, size), op, pc.id, req, host, op == "load" || !pr.loaded.Load())
 	pipe := pr.callPipe
@@ -189,6 +195,11 @@ func (pr *proc) call(ctx context.Context, op string, req *Request, host Host, en
 	}
 	pc.cancel()
 	end()
+	if err == nil && pr.callEnded != nil {
+		if err := pr.callEnded(); err != nil {
+			return nil, nil, err
+		}
+	}
 	return f.h, f.payload, err
 }
 

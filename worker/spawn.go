@@ -27,7 +27,7 @@ func (p *Pool) spawn(g *group, s *slot) (*proc, error) {
 		return nil, err
 	}
 	cmd := p.workerCommand(python, exe, g.workspace, pp.child)
-	started := func() {}
+	var wrapped Wrapped
 	var pr *proc
 	var prMu sync.Mutex
 	calls := func() []context.Context {
@@ -39,7 +39,7 @@ func (p *Pool) spawn(g *group, s *slot) (*proc, error) {
 		return pr.callContexts()
 	}
 	if p.opts.Wrap != nil {
-		if started, err = p.opts.Wrap(cmd, g.lib, g.workspace, calls); err != nil {
+		if wrapped, err = p.opts.Wrap(cmd, g.lib, g.workspace, calls); err != nil {
 			pp.closeChild()
 			pp.closeParent()
 			return nil, fmt.Errorf("worker: prepare the worker of %s: %w", g.lib.Path, err)
@@ -52,7 +52,9 @@ func (p *Pool) spawn(g *group, s *slot) (*proc, error) {
 		// worker and everything below it.
 		process, err = spawn.Start(cmd, &spawn.Options{DeathSignal: syscall.SIGTERM})
 	}
-	started()
+	if wrapped.Started != nil {
+		wrapped.Started()
+	}
 	if err != nil {
 		pp.closeChild()
 		pp.closeParent()
@@ -61,6 +63,7 @@ func (p *Pool) spawn(g *group, s *slot) (*proc, error) {
 	pp.closeChild()
 	prMu.Lock()
 	pr = p.newProc(g, s, process, pp)
+	pr.callStarted, pr.callEnded = wrapped.CallStarted, wrapped.CallEnded
 	prMu.Unlock()
 	if !p.addProc(pr) {
 		process.Kill()

@@ -72,13 +72,29 @@ type Options struct {
 	// before it starts, for the library lib in workspace (to run it in a
 	// sandbox, say). The command's pipes are in ExtraFiles (the worker's
 	// file descriptors 3 to 6, in that order) and its working directory is
-	// the workspace; both must reach the interpreter. The function Wrap
-	// returns is called once the process has started or failed to. An
-	// error means the worker does not start. calls returns the contexts
-	// of the calls in flight on that worker (each carries its
-	// tool.CallRequest): what the worker does in its sandbox, a connection
-	// to ask the person about, belongs to them.
-	Wrap func(cmd *exec.Cmd, lib Library, workspace string, calls func() []context.Context) (started func(), err error)
+	// the workspace; both must reach the interpreter. What Wrap returns
+	// hooks into that process's life (Wrapped). An error means the worker
+	// does not start. calls returns the contexts of the calls in flight on
+	// that worker (each carries its tool.CallRequest): what the worker
+	// does in its sandbox, a connection to ask the person about, belongs
+	// to them.
+	Wrap func(cmd *exec.Cmd, lib Library, workspace string, calls func() []context.Context) (Wrapped, error)
+}
+
+// Wrapped is what Options.Wrap returns for one worker process: the
+// functions the pool calls at points of its life. Each may be nil.
+type Wrapped struct {
+	// Started is called once the process has started or failed to.
+	Started func()
+	// CallStarted is called as each call (a load included) is handed to
+	// the process, before its request is sent: a sandbox's budget per
+	// call starts counting there.
+	CallStarted func()
+	// CallEnded is called once a call's result has arrived, before the
+	// caller gets it; an error fails the call with that error instead
+	// (the call went over a budget, say). It is not called for a call
+	// that failed or was left by its caller.
+	CallEnded func() error
 }
 
 // Library identifies one tool library. Path is its identity: two libraries

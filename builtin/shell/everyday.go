@@ -1,9 +1,7 @@
 package shell
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -102,40 +100,19 @@ func (c *classifier) pythonProven(t []string) bool {
 		}
 		code, dir = string(buf[:m]), filepath.Dir(p)
 	}
-	if pythonShadowed(dir) {
+	if c.pythonShadowed(dir) {
 		return false
 	}
 	return len(c.python(code, dir)) == 0
 }
 
-// pythonShadowed reports whether dir (first on sys.path) holds a module or
-// package named like a standard module, a sitecustomize or a
-// usercustomize, or cannot be read.
-func pythonShadowed(dir string) bool {
-	d, err := os.Open(dir)
-	if err != nil {
-		return true
-	}
-	defer d.Close()
-	names, err := d.Readdirnames(20001)
-	if err != nil && !errors.Is(err, io.EOF) || len(names) > 20000 {
-		return true
-	}
-	for _, name := range names {
-		base, ext, _ := strings.Cut(name, ".")
-		if ext == "" {
-			// A folder: a package when it has an __init__; a namespace
-			// folder does not win over a regular package later on
-			// sys.path, but is not worth the difference.
-			if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || !fi.IsDir() {
-				continue
-			}
-		}
-		if sandbox.StdlibModule(base) || base == "sitecustomize" || base == "usercustomize" {
-			return true
-		}
-	}
-	return false
+// pythonShadowed reports whether dir (first on sys.path) or a PYTHONPATH
+// entry in the workspace holds a module or package named like a standard
+// module, a sitecustomize or a usercustomize, or cannot be read
+// (sandbox.PythonPathShadows).
+func (c *classifier) pythonShadowed(dir string) bool {
+	found, err := sandbox.PythonPathShadows(c.paths.ws, dir, os.Getenv("PYTHONPATH"))
+	return err != nil || len(found) > 0
 }
 
 // pipSubs are pip's listing subcommands, with the options allowed.

@@ -39,6 +39,8 @@ func TestPythonProven(t *testing.T) {
 		{"sitecustomize", map[string]string{"sitecustomize.py": ""}, "python3 -c 'print(1)'", Ask},
 		{"shadow beside the script", map[string]string{"sub/s.py": "print(1)\n", "sub/json.py": ""}, "python3 sub/s.py", Ask},
 		{"unrelated files", map[string]string{"mytool.py": "", "data/x.csv": ""}, "python3 -c 'print(1)'", Run},
+		{"namespace folder named like a standard package", map[string]string{"json/tool.py": ""}, "python3 -c 'print(1)'", Run},
+		{"file named like a module, not importable", map[string]string{"json.txt": "", "re.py.bak": ""}, "python3 -c 'print(1)'", Run},
 		{"computed code", nil, "python3 -c \"$CODE\"", Ask},
 		{"after cd", nil, "cd /tmp && python3 -c 'print(1)'", Ask},
 	}
@@ -59,6 +61,23 @@ func TestPythonProven(t *testing.T) {
 				t.Errorf("%s: %v %v, want %v", tc.cmd, v.Decision, v.Reasons, tc.want)
 			}
 		})
+	}
+	// A PYTHONPATH folder in the workspace is searched before the
+	// standard library too.
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, "lib"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "lib", "queue.py"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PYTHONPATH", "lib")
+	if v := Classify("python3 -c 'print(1)'", &Options{Workspace: ws, Home: t.TempDir(), Python: fakePython}); v.Decision != Ask {
+		t.Errorf("shadow in a PYTHONPATH folder: %v", v.Decision)
+	}
+	t.Setenv("PYTHONPATH", "")
+	if v := Classify("python3 -c 'print(1)'", &Options{Workspace: ws, Home: t.TempDir(), Python: fakePython}); v.Decision != Run {
+		t.Errorf("shadow in a folder off the path: %v %v", v.Decision, v.Reasons)
 	}
 	// Without a judge, Python asks.
 	if v := Classify("python3 -c 'print(1)'", &Options{Workspace: t.TempDir()}); v.Decision != Ask {
