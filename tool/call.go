@@ -3,7 +3,6 @@ package tool
 import (
 	"context"
 	"encoding/json"
-	"errors"
 )
 
 // CallOptions configures Call and Drive. The zero value is a call with no
@@ -50,53 +49,23 @@ func Call(ctx context.Context, ts Toolset, name string, args json.RawMessage, op
 	return Drive(ctx, h, args, opts)
 }
 
-// Drive runs a fresh handler's call to completion: Invoke, then Respond to
-// each Request with the answer of opts, until the result. An answer of the
-// wrong shape (a select value that is not an option, say) is not the
-// tool's fault: the tool gets the request declined with a reason that
-// says what was wrong. When Drive returns an error, the call is over: a
+// Drive runs a fresh handler's call to completion: a Run (Start) whose
+// every Request is answered in place with the answer of opts, until the
+// result. An answer of the wrong shape (a select value that is not an
+// option, say) is not the tool's fault: the tool gets the request
+// declined with a reason that says what was wrong. When Drive returns an error, the call is over: a
 // call still running is cancelled, so that its worker is freed.
 func Drive(ctx context.Context, h Handler, args json.RawMessage, opts *CallOptions) (*Result, error) {
 	if opts == nil {
 		opts = &CallOptions{}
 	}
-	drv := &driver{ctx: ctx, opts: opts}
-	step, err := h.Invoke(ctx, Invocation{CallID: opts.CallID, Arguments: args, Workspace: opts.Workspace,
-		Context: opts.Context, Conversation: opts.Conversation, OnEvent: opts.OnEvent, Parent: opts.Parent, Generator: opts.Generator,
-		driver: drv})
-	// declined holds the answer to the call's last confirmation when it
-	// was a decline: a failure after it is a refusal (Result.Rejection).
-	var declined *Rejection
+	r := &Run{h: h, opts: opts, drv: &driver{ctx: ctx, opts: opts}}
+	step, err := r.start(ctx, args)
 	for err == nil && step.Request != nil {
-		req := step.Request
-		if opts.OnRequest != nil {
-			opts.OnRequest(req)
-		}
-		resp := opts.answer(ctx, req)
-		if req.Kind == KindConfirm {
-			declined = nil
-			if resp.Action == Decline {
-				declined = &Rejection{Reason: resp.Reason}
-			}
-		}
-		if opts.OnResponse != nil {
-			opts.OnResponse(req, req.Redacted(resp))
-		}
-		step, err = h.Respond(ctx, resp)
-		var bad *InvalidInteractionError
-		if errors.As(err, &bad) {
-			step, err = h.Respond(ctx, req.Declined("The answer was not valid: "+bad.Message))
-		}
+		step, err = r.Answer(ctx, opts.answer(ctx, step.Request))
 	}
 	if err != nil {
-		_ = h.Cancel(err.Error()) // a ClosedError when the call is already over
 		return nil, err
-	}
-	if declined == nil {
-		declined = drv.declined // the call ran inline and asked from there
-	}
-	if declined != nil && step.Result != nil && !step.Result.Success {
-		step.Result.Rejection = declined
 	}
 	return step.Result, nil
 }

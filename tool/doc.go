@@ -22,6 +22,9 @@
 //		},
 //	})
 //
-// Hosts that drive several calls from an event loop use Handler directly:
-// Invoke, then Respond to each Request, until a Step carries the Result.
+// Hosts that answer later than the call asks (an event loop, a protocol
+// whose answer comes with the client's next request) step a Run: Start,
+// then Answer each Request, until a Step carries the Result. A Run is
+// the call's one state machine: Drive is a Run answered in place, so the
+// call behaves the same whichever front end answers it.
 package tool
