@@ -92,7 +92,7 @@ type page struct {
 
 func (p *page) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 	p.t.Helper()
-	ctx, cancel := context.WithTimeout(p.ctx, 15*time.Second)
+	ctx, cancel := context.WithTimeout(p.ctx, hangAfter)
 	defer cancel()
 	if err := chromedp.Do(ctx, steps...); err != nil {
 		p.t.Fatalf("%s: %v", what, err)
@@ -102,7 +102,7 @@ func (p *page) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 // eval evaluates a JavaScript expression.
 func eval[T any](p *page, expr string) T {
 	p.t.Helper()
-	ctx, cancel := context.WithTimeout(p.ctx, 15*time.Second)
+	ctx, cancel := context.WithTimeout(p.ctx, hangAfter)
 	defer cancel()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
 	if err != nil {
@@ -114,9 +114,9 @@ func eval[T any](p *page, expr string) T {
 // wait polls a JavaScript expression until it is truthy and returns it.
 func wait[T any](p *page, what, expr string) T {
 	p.t.Helper()
-	ctx, cancel := context.WithTimeout(p.ctx, 15*time.Second)
+	ctx, cancel := context.WithTimeout(p.ctx, hangAfter)
 	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Poll[T](expr, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(10*time.Second)))
+	v, err := chromedp.Run(ctx, chromedp.Poll[T](expr, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(hangAfter)))
 	if err != nil {
 		p.t.Fatalf("waiting for %s: %v", what, err)
 	}

@@ -658,7 +658,7 @@ func TestWebDrain(t *testing.T) {
 	if !eventuallyTrue(func() bool { return len(e.srv.State().Pending) == 1 }) {
 		t.Fatal("no pending approval")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangAfter)
 	defer cancel()
 	if err := e.srv.Drain(ctx); err != nil {
 		t.Fatalf("Drain: %v", err)
@@ -679,7 +679,7 @@ func TestWebDrain(t *testing.T) {
 
 // eventuallyTrue polls cond until it holds, or for two minutes (a hang).
 func eventuallyTrue(cond func() bool) bool {
-	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(hangAfter); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if cond() {
 			return true
 		}
