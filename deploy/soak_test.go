@@ -200,7 +200,7 @@ func soakDrain(t *testing.T, srv *servetest.Proc, connect func() (*sdk.ClientSes
 			switch {
 			case err != nil:
 			case res.IsError || len(res.Content) == 0:
-				err = fmt.Errorf("error result %+v", res.Content)
+				err = fmt.Errorf("error result %q", contentText(res))
 			case res.Content[0].(*sdk.TextContent).Text != "woke up":
 				err = fmt.Errorf("result %q", res.Content[0].(*sdk.TextContent).Text)
 			}
@@ -230,6 +230,17 @@ func soakDrain(t *testing.T, srv *servetest.Proc, connect func() (*sdk.ClientSes
 		t.Errorf("drain: %v", err)
 	}
 	t.Logf("drain with %d calls in flight: the process exited %s after SIGTERM", n, time.Since(start).Round(time.Millisecond))
+}
+
+// contentText returns the text of a result's first content, or "".
+func contentText(res *sdk.CallToolResult) string {
+	if len(res.Content) == 0 {
+		return ""
+	}
+	if tc, ok := res.Content[0].(*sdk.TextContent); ok {
+		return tc.Text
+	}
+	return fmt.Sprintf("%T", res.Content[0])
 }
 
 // gauge reads one value from the server's /metrics.
