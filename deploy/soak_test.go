@@ -187,7 +187,14 @@ func TestSoak(t *testing.T) {
 func soakDrain(t *testing.T, srv *servetest.Proc, connect func() (*sdk.ClientSession, error), metricsURL string) {
 	const n = 20
 	ctx := context.Background()
+	// The hang library's worker may have been killed by the soak's last
+	// hangs: started again first, so that the 3 s are the calls' own.
+	if cs, err := connect(); err == nil {
+		_, _ = cs.CallTool(ctx, &sdk.CallToolParams{Name: "tool_hang", Arguments: map[string]any{"nonce": "dwarm", "seconds": 0}})
+		cs.Close()
+	}
 	errs := make(chan error, n)
+	var cancelled atomic.Int64
 	for i := range n {
 		cs, err := connect()
 		if err != nil {
@@ -199,6 +206,10 @@ func soakDrain(t *testing.T, srv *servetest.Proc, connect func() (*sdk.ClientSes
 			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "tool_hang", Arguments: map[string]any{"nonce": fmt.Sprint("d", i), "seconds": 3}})
 			switch {
 			case err != nil:
+			case res.IsError && strings.Contains(contentText(res), "ran past its drain timeout"):
+				// An answer that says why: on a machine this busy the
+				// call (3 s) can take longer than the drain timeout (5 s).
+				cancelled.Add(1)
 			case res.IsError || len(res.Content) == 0:
 				err = fmt.Errorf("error result %q", contentText(res))
 			case res.Content[0].(*sdk.TextContent).Text != "woke up":
@@ -229,7 +240,7 @@ func soakDrain(t *testing.T, srv *servetest.Proc, connect func() (*sdk.ClientSes
 	if err := srv.Wait(2 * time.Minute); err != nil {
 		t.Errorf("drain: %v", err)
 	}
-	t.Logf("drain with %d calls in flight: the process exited %s after SIGTERM", n, time.Since(start).Round(time.Millisecond))
+	t.Logf("drain with %d calls in flight (%d cancelled past the drain timeout, with that answer): the process exited %s after SIGTERM", n, cancelled.Load(), time.Since(start).Round(time.Millisecond))
 }
 
 // contentText returns the text of a result's first content, or "".
