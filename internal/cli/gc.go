@@ -23,7 +23,8 @@ var oneShot struct {
 // Python's standard library allocates about 35 MB, most of it live until
 // the end; at Go's default (GOGC=100) the collector ran 5 to 9 times and
 // took a quarter of the command's CPU. A huge inventory still collects,
-// rather than growing without bound. GOGC or GOMEMLIMIT in the
+// rather than growing without bound. The first 64 MiB of the heap are
+// backed by huge pages where the kernel has them (growHugeHeap). GOGC or GOMEMLIMIT in the
 // environment win. The returned function restores the previous settings
 // once the last command that changed them ends (commands share the
 // process in tests).
@@ -36,6 +37,7 @@ func oneShotGC(getenv func(string) string) (restore func()) {
 	if oneShot.n == 0 {
 		oneShot.percent = debug.SetGCPercent(-1)
 		oneShot.limit = debug.SetMemoryLimit(oneShotHeap)
+		growHugeHeap()
 	}
 	oneShot.n++
 	return func() {
