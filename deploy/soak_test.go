@@ -96,7 +96,9 @@ func TestSoak(t *testing.T) {
 
 	sessions := *soakSessions
 	connect := func() (*sdk.ClientSession, error) {
-		cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		// A hang detector: 200 sessions opening at once on a busy
+		// machine (and under -race) take more than 20 s to be served.
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
 		return sdk.NewClient(&sdk.Implementation{Name: "soak", Version: "1"}, nil).
 			Connect(cctx, &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: bearer{}}}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
@@ -314,7 +316,8 @@ func soakCall(ctx context.Context, cs *sdk.ClientSession, kind, nonce string, ou
 		args["mb"] = 2
 	}
 	for attempt := 0; ; attempt++ {
-		cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		// A hang detector: the server's --timeout is 10 s.
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		res, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: "tool_" + kind, Arguments: args})
 		cancel()
 		// 429, or the same refusal on the call's stream (a race for the

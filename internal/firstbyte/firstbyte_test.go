@@ -2,10 +2,12 @@ package firstbyte
 
 import (
 	"bufio"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -143,5 +145,105 @@ func TestSilentConnectionClosedAfterIdle(t *testing.T) {
 	closedByServer(t, c)
 	if err := <-accepted; !errors.Is(err, net.ErrClosed) {
 		t.Errorf("Accept after Close: %v, want net.ErrClosed", err)
+	}
+}
+
+// TestEdgeCases: what the server sees of a connection, by what its client
+// sends. Each case runs against an HTTP server behind Listen with a short
+// header timeout, so a case that the listener held for ever, or handed on
+// without its first byte, shows as a hang (detected after 2 min) or as a
+// wrong answer.
+func TestEdgeCases(t *testing.T) {
+	const req = "POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 5\r\n\r\nhello"
+	for _, tc := range []struct {
+		name string
+		// send writes to the connection; close says whether the client
+		// then half-closes its side.
+		send  func(t *testing.T, c net.Conn)
+		close bool
+		// want is the start of what the client reads until the server
+		// closes; "" means nothing at all.
+		want string
+	}{
+		{name: "nothing, then close", close: true, send: func(*testing.T, net.Conn) {}},
+		// From the first byte on, the header timeout applies: the
+		// connection is not held for the idle time.
+		{name: "one byte, then nothing", send: func(t *testing.T, c net.Conn) { write(t, c, "P") }, want: "HTTP/1.1 400"},
+		{name: "one byte, then close", close: true, send: func(t *testing.T, c net.Conn) { write(t, c, "P") }, want: "HTTP/1.1 400"},
+		{name: "garbage", send: func(t *testing.T, c net.Conn) { write(t, c, "\x16\x03\x01\x00\x05hello\r\n\r\n") }, want: "HTTP/1.1 400"},
+		{name: "a request byte by byte", want: "HTTP/1.1 200", send: func(t *testing.T, c net.Conn) {
+			for i := range len(req) {
+				write(t, c, req[i:i+1])
+			}
+		}},
+		{name: "a request in one write", want: "HTTP/1.1 200", send: func(t *testing.T, c net.Conn) { write(t, c, req) }},
+		{name: "the first byte alone, then the rest", want: "HTTP/1.1 200", send: func(t *testing.T, c net.Conn) {
+			write(t, c, req[:1])
+			write(t, c, req[1:])
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr, _ := serve(t, true)
+			c := dial(t, addr)
+			tc.send(t, c)
+			if tc.close {
+				if err := c.(*net.TCPConn).CloseWrite(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c.SetReadDeadline(time.Now().Add(2 * time.Minute)) // a hang detector
+			got, err := io.ReadAll(c)
+			if err != nil && !strings.Contains(err.Error(), "reset") {
+				t.Fatalf("reading until the server closes: %v (read %q)", err, got)
+			}
+			if tc.want == "" && len(got) != 0 || !strings.HasPrefix(string(got), tc.want) {
+				t.Errorf("the server answered %q, want %q", got, tc.want)
+			}
+			if strings.HasPrefix(tc.want, "HTTP/1.1 200") && !strings.HasSuffix(string(got), "got hello") {
+				t.Errorf("the handler read %q, want the whole body", got)
+			}
+		})
+	}
+}
+
+func write(t *testing.T, c net.Conn, s string) {
+	t.Helper()
+	if _, err := io.WriteString(c, s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTLSConnectionsPassAtOnce: a TLS listener's connections are handed
+// to the server at once; their handshake has its own deadline in
+// net/http.
+func TestTLSConnectionsPassAtOnce(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		w.Write(append([]byte("got "), b...))
+	}))
+	srv.StartTLS() // sets up the certificate and srv.Listener as a TLS listener
+	srv.Listener.Close()
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := Listen(tls.NewListener(inner, srv.TLS), 2*time.Minute)
+	hs := &http.Server{Handler: srv.Config.Handler, ReadHeaderTimeout: time.Minute}
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	defer func() {
+		hs.Close()
+		<-done
+	}()
+	client := srv.Client()
+	client.Timeout = 2 * time.Minute // a hang detector
+	resp, err := client.Post("https://"+inner.Addr().String()+"/", "text/plain", strings.NewReader("hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || string(b) != "got hello" {
+		t.Fatalf("over TLS: %q, %v", b, err)
 	}
 }
