@@ -88,7 +88,10 @@ func TestSoak(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv, err := servetest.Start(bin, []string{"mcp", "--http", "127.0.0.1:0", "--tools", tools, "--token", token, "--watch",
-		"--timeout", "10s", "--max-calls", "128", "--drain-timeout", "5s", "--log-format", "json"}, nil)
+		"--timeout", "10s", "--max-calls", "128", "--drain-timeout", "5s", "--log-format", "json",
+		// A session whose client gave up on closing it (the SDK's DELETE
+		// has 5 s, too short on a busy machine) ends within the settling.
+		"--session-idle", "1m"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +199,7 @@ func goroutineDump(t *testing.T, srv *servetest.Proc) string {
 		where := "?"
 		for _, l := range strings.Split(g, "\n")[1:] {
 			if strings.Contains(l, "lcptools/lcp") || strings.Contains(l, "go-sdk") || strings.Contains(l, "net/http.") {
-				where = strings.TrimSpace(l)
+				where = argsRe.ReplaceAllString(strings.TrimSpace(l), "(…)")
 				break
 			}
 		}
@@ -417,6 +420,9 @@ func timedOut(text string) bool {
 	return strings.Contains(text, "timed out")
 }
 
+// argsRe matches the arguments of a frame in a goroutine dump.
+var argsRe = regexp.MustCompile(`\(0x[^)]*\)$|\(\{[^)]*\)$`)
+
 var nonceRe = regexp.MustCompile(`(?:echo|flood|huge|count):(s\d+-\d+)`)
 
 type serverStats struct {
@@ -446,7 +452,8 @@ func settle(t *testing.T, srv *servetest.Proc, metricsURL string, base *serverSt
 		now := serverStats{Stats: st, goroutines: g}
 		if base == nil || now.flatSince(*base) || time.Since(rested) > 2*time.Minute {
 			if base != nil {
-				t.Logf("settled %s after the 12 s rest", time.Since(rested).Round(time.Second))
+				open, _ := gauge(metricsURL, "lcp_mcp_sessions")
+				t.Logf("settled %s after the 12 s rest; %v sessions open", time.Since(rested).Round(time.Second), open)
 			}
 			return now
 		}
