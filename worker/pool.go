@@ -175,14 +175,24 @@ func (p *Pool) run(ctx context.Context, op string, req *Request, host Host) (*in
 	if err != nil {
 		return nil, nil, false, err
 	}
-	s, err := p.slotFor(req)
-	if err != nil {
-		return nil, nil, false, err
-	}
-	pr, err := p.procFor(ctx, s, req.Function)
-	if err != nil {
+	var s *slot
+	var pr *proc
+	for attempt := 0; ; attempt++ {
+		if s, err = p.slotFor(req); err != nil {
+			return nil, nil, false, err
+		}
+		pr, err = p.procFor(ctx, s, req.Function)
+		if err == nil {
+			break
+		}
 		s.inflight.Add(-1)
-		return nil, nil, false, err
+		// A worker the pool stopped in its start-up (Release, Retire:
+		// its library changed) never ran this call: the call goes to
+		// the library's next worker, as if it had come a moment later.
+		var se *StartError
+		if !errors.As(err, &se) || se.Err != ErrClosed || attempt >= 3 || ctx.Err() != nil || p.isClosed() {
+			return nil, nil, false, err
+		}
 	}
 	reset := pr.resetPending.CompareAndSwap(true, false)
 	h, payload, err := pr.call(ctx, op, req, host, func() {
@@ -381,6 +391,13 @@ func (s *slot) died(pr *proc, crashed bool) {
 		}
 	}
 	s.mu.Unlock()
+}
+
+// isClosed reports whether Close was called.
+func (p *Pool) isClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
 }
 
 func (p *Pool) addProc(pr *proc) bool {

@@ -216,7 +216,8 @@ func (p *Pool) newProc(g *group, s *slot, process *spawn.Process, pp *pipes) *pr
 		hello:     make(chan *inHeader, 1),
 		dead:      make(chan struct{}),
 		calls:     make(map[uint64]*pcall),
-		watching:  true, // the watcher reads the hello
+		watching:  true,                   // the watcher reads the hello
+		oom:       markOOM(process.Pid()), // for a death in the start-up; the hello marks the worker's
 	}
 	pr.rfd, pr.kickR, pr.kickW = pp.replyR, pp.kickR, pp.kickW
 	pr.openLeadFile()
@@ -268,36 +269,152 @@ func (pr *proc) start(first []byte) {
 	go func() { _ = pr.callPipe.write(first) }()
 }
 
-// handshake waits for the worker's hello.
+// handshake waits for the worker's hello. A worker that ends before it,
+// or is stopped (SIGSTOP, a debugger) for Options.StoppedLimit, or takes
+// longer than Options.StartTimeout, fails with an error that says which.
 func (p *Pool) handshake(pr *proc, python string) error {
 	timer := time.NewTimer(p.opts.StartTimeout)
 	defer timer.Stop()
-	select {
-	case h := <-pr.hello:
-		if h.Error != "" {
-			pr.shutdown()
-			return &InterpreterError{Python: python, Version: h.Python}
-		}
-		if h.Protocol != protocolVersion {
-			pr.kill(CauseProtocol, fmt.Sprintf("it speaks protocol %d, not %d", h.Protocol, protocolVersion))
-			return &ProtocolError{Msg: fmt.Sprintf("worker protocol %d, engine protocol %d", h.Protocol, protocolVersion)}
-		}
-		oom := markOOM(h.PID)
-		pr.mu.Lock()
-		pr.oom = oom
-		pr.mu.Unlock()
-		pr.wpid.Store(int64(h.PID))
-		pr.process.Adopt(h.PID) // the worker's own group ends with its guardian
-		p.log.Debug("worker started", "library", pr.lib.Path, "workspace", pr.workspace,
-			"pid", h.PID, "python", h.Python)
-		return nil
-	case <-pr.dead:
-		return &InterpreterError{Python: python, Err: pr.deathError()}
-	case <-timer.C:
-		pr.kill(CauseKilled, "it did not start within "+p.opts.StartTimeout.String())
-		<-pr.dead
-		// The interpreter ran: the machine is too busy, or the library's
-		// start too slow. Not an interpreter to install.
-		return fmt.Errorf("worker: the python worker did not start within %s (Options.StartTimeout): %w", p.opts.StartTimeout, pr.deathError())
+	var tick <-chan time.Time
+	limit := p.opts.StoppedLimit
+	if limit > 0 && stoppedKnown {
+		t := time.NewTicker(max(min(limit/10, 2*time.Second), 10*time.Millisecond))
+		defer t.Stop()
+		tick = t.C
 	}
+	var since time.Time // when the start was first seen stopped; zero: running
+	for {
+		select {
+		case h := <-pr.hello:
+			if h.Error != "" {
+				pr.shutdown()
+				return &InterpreterError{Python: python, Version: h.Python}
+			}
+			if h.Protocol != protocolVersion {
+				pr.kill(CauseProtocol, fmt.Sprintf("it speaks protocol %d, not %d", h.Protocol, protocolVersion))
+				return &ProtocolError{Msg: fmt.Sprintf("worker protocol %d, engine protocol %d", h.Protocol, protocolVersion)}
+			}
+			oom := markOOM(h.PID)
+			pr.mu.Lock()
+			pr.oom = oom
+			pr.mu.Unlock()
+			pr.wpid.Store(int64(h.PID))
+			pr.process.Adopt(h.PID) // the worker's own group ends with its guardian
+			p.log.Debug("worker started", "library", pr.lib.Path, "workspace", pr.workspace,
+				"pid", h.PID, "python", h.Python)
+			return nil
+		case <-pr.dead:
+			return pr.startError(python)
+		case <-timer.C:
+			// The interpreter ran: the machine is too busy, or the
+			// library's start too slow. Not an interpreter to install.
+			reason := fmt.Sprintf("the engine killed it: it did not start within %s (Options.StartTimeout; a busy machine can need more)", p.opts.StartTimeout)
+			if !since.IsZero() || startStopped(pr.gpid) {
+				reason = fmt.Sprintf("the engine killed it: it was stopped (SIGSTOP, or a debugger) during its start-up and did not start within %s (Options.StartTimeout)", p.opts.StartTimeout)
+			}
+			pr.killStart(reason)
+			<-pr.dead
+			return pr.startError(python)
+		case now := <-tick:
+			if !startStopped(pr.gpid) {
+				since = time.Time{}
+				continue
+			}
+			if since.IsZero() {
+				since = now
+				continue
+			}
+			if now.Sub(since) >= limit {
+				p.log.Warn("killing a worker stopped in its start-up", "library", pr.lib.Path, "pid", pr.gpid, "stopped_for", now.Sub(since).Round(time.Millisecond))
+				pr.killStart(fmt.Sprintf("the engine killed it: it was stopped (SIGSTOP, or a debugger) during its start-up for over %s", limit))
+				<-pr.dead
+				return pr.startError(python)
+			}
+		}
+	}
+}
+
+// startStopped reports whether a process of a worker in its start-up is
+// stopped.
+func startStopped(gpid int) bool {
+	for _, pid := range startPids(gpid) {
+		if isStopped(pid) {
+			return true
+		}
+	}
+	return false
+}
+
+// killStart kills a worker still in its start-up, with SIGKILL: a stopped
+// process never acts on SIGTERM, and there is no call to lose. The worker,
+// forked or not yet, goes with its guardian (its parent-death signal), and
+// is killed here too when the guardian has forked it already.
+func (pr *proc) killStart(reason string) {
+	pr.doomed.Store(true)
+	pr.mu.Lock()
+	if pr.killCause == 0 {
+		pr.killCause, pr.killReason = CauseKilled, reason
+	}
+	pr.mu.Unlock()
+	pids := startPids(pr.gpid)
+	pr.process.Kill()
+	killPids(pids[1:])
+}
+
+// startError explains a worker that ended before its hello. The pool's
+// own stop (a release, a reload, Close) and a signal are StartErrors; an
+// interpreter that exited on its own cannot run the worker program: an
+// InterpreterError that says how it ended.
+func (pr *proc) startError(python string) error {
+	pr.mu.Lock()
+	cause, reason := pr.killCause, pr.killReason
+	var c CrashError
+	if pr.crash != nil {
+		c = *pr.crash
+	}
+	pr.mu.Unlock()
+	se := &StartError{Library: pr.lib.Path, Python: python, Stderr: c.Stderr}
+	sig, code := c.Signal, -1
+	if c.Cause == CauseExit {
+		code = c.ExitCode
+	}
+	if st := pr.process.State(); sig == 0 && code < 0 && st != nil {
+		// The guardian itself ended before it could report (it had not
+		// forked the worker yet, or was killed with it).
+		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			sig = ws.Signal()
+		} else {
+			code = st.ExitCode()
+		}
+	}
+	switch {
+	case cause != 0:
+		se.Cause, se.Reason = cause, reason
+	case pr.closing.Load():
+		se.Cause, se.Err = CauseKilled, ErrClosed
+		se.Reason = "the pool stopped it during its start-up (its library was released or reloaded, or the pool closed)"
+	case sig == syscall.SIGKILL:
+		se.Cause, se.Signal = CauseSignal, sig
+		se.Reason = "it was killed by signal KILL during its start-up, from outside lcp (the kernel counted no out-of-memory kill)"
+		pr.mu.Lock()
+		where, oom := pr.oom.oomSince()
+		pr.mu.Unlock()
+		if oom {
+			se.Cause = CauseOOM
+			se.Reason = "it was killed by the kernel's out-of-memory killer during its start-up (the kernel counted an OOM kill in " + where + ")"
+		}
+	case sig != 0:
+		se.Cause, se.Signal = CauseSignal, sig
+		se.Reason = fmt.Sprintf("it was killed by signal %d (%s) during its start-up", int(sig), sig)
+	default:
+		why := "it ended during its start-up"
+		if code >= 0 {
+			why = fmt.Sprintf("it exited with code %d during its start-up", code)
+		}
+		if line := c.stderrSummary(); line != "" {
+			why += " (stderr: " + line + ")"
+		}
+		return &InterpreterError{Python: python, Err: errors.New(why)}
+	}
+	return se
 }

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -60,22 +61,8 @@ func TestMCPCommandOverHTTP(t *testing.T) {
 	o := defaultMCPOptions()
 	o.http, o.useHTTP, o.token = "127.0.0.1:0", true, "0123456789abcdef-token"
 	o.inv.tools = []string{pythonTools(t)}
-	urls := make(chan string, 1)
-	o.ready = func(u string) { urls <- u }
-	var stderr syncBuffer
-	env := &Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" }}
-	ctx, cancel := context.WithCancel(context.Background())
-	o.env, o.ctx = env, ctx
-	done := make(chan error, 1)
-	go func() { done <- runMCP(o) }()
-	var url string
-	select {
-	case url = <-urls:
-	case err := <-done:
-		t.Fatalf("lcp mcp --http: %v", err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("no endpoint")
-	}
+	srv := startMCP(t, o)
+	url := srv.URL
 	c := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
 	tr := &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: bearerClient(o.token)}
 	cctx, ccancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -98,17 +85,11 @@ func TestMCPCommandOverHTTP(t *testing.T) {
 	if _, err := sdk.NewClient(&sdk.Implementation{Name: "anon", Version: "1"}, nil).Connect(cctx, &sdk.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil); err == nil {
 		t.Error("connected without the token")
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("runMCP = %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("lcp mcp --http did not stop")
+	if err := srv.Stop(t); err != nil {
+		t.Errorf("runMCP = %v", err)
 	}
-	if !strings.Contains(stderr.String(), "serving MCP at "+url) {
-		t.Errorf("stderr = %s", stderr.String())
+	if !strings.Contains(srv.Stderr.String(), "serving MCP at "+url) {
+		t.Errorf("stderr = %s", srv.Stderr)
 	}
 }
 
@@ -187,6 +168,68 @@ func defaultMCPOptions() *MCPOptions {
 	return o
 }
 
+// mcpHang is how long a test waits for lcp mcp to be ready or to stop
+// before it calls it hung: a hang detector, far from the expected time.
+const mcpHang = 2 * time.Minute
+
+// mcpRun is an lcp mcp --http started by startMCP.
+type mcpRun struct {
+	URL    string      // the MCP endpoint
+	Stderr *syncBuffer // what it wrote to stderr
+
+	cancel context.CancelFunc
+	exited chan struct{} // closed when runMCP has returned runErr
+	runErr error
+	once   sync.Once
+	err    error // Stop's answer
+}
+
+// startMCP runs runMCP(o) (o.http set by the test) and returns once its
+// endpoint is ready; the server is stopped when the test ends, if the
+// test did not Stop it. Its Env has no input, no environment and its
+// stderr in Stderr. A server that fails to start fails the test, as does
+// one not ready within mcpHang.
+func startMCP(t *testing.T, o *MCPOptions) *mcpRun {
+	t.Helper()
+	r := &mcpRun{Stderr: &syncBuffer{}, exited: make(chan struct{})}
+	o.env = &Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: r.Stderr, Getenv: func(string) string { return "" }}
+	urls := make(chan string, 1)
+	o.ready = func(u string) { urls <- u }
+	o.ctx, r.cancel = context.WithCancel(context.Background())
+	go func() {
+		r.runErr = runMCP(o)
+		close(r.exited)
+	}()
+	t.Cleanup(func() { _ = r.Stop(t) })
+	select {
+	case r.URL = <-urls:
+		return r
+	case <-r.exited:
+		t.Fatalf("lcp mcp: %v\nstderr: %s", r.runErr, r.Stderr)
+	case <-time.After(mcpHang):
+		t.Fatalf("lcp mcp: no endpoint within %s (hung?)\nstderr: %s", mcpHang, r.Stderr)
+	}
+	return nil
+}
+
+// Stop cancels the server's context and returns what runMCP returned; a
+// server still running after mcpHang fails the test. Stop may be called
+// more than once.
+func (r *mcpRun) Stop(t *testing.T) error {
+	t.Helper()
+	r.once.Do(func() {
+		r.cancel()
+		select {
+		case <-r.exited:
+			r.err = r.runErr
+		case <-time.After(mcpHang):
+			r.err = fmt.Errorf("lcp mcp did not stop within %s", mcpHang)
+			t.Error(r.err)
+		}
+	})
+	return r.err
+}
+
 // TestMCPCommandTokenHealthMetrics: without --token, lcp mcp --http makes
 // one up and prints it; requests without it get 401, the health endpoints
 // answer without it, /metrics needs it (or its own listener) and counts
@@ -199,22 +242,8 @@ func TestMCPCommandTokenHealthMetrics(t *testing.T) {
 		if ownListener {
 			o.metricsAddr = "127.0.0.1:0"
 		}
-		urls := make(chan string, 1)
-		o.ready = func(u string) { urls <- u }
-		var stderr syncBuffer
-		o.env = &Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" }}
-		ctx, cancel := context.WithCancel(context.Background())
-		o.ctx = ctx
-		done := make(chan error, 1)
-		go func() { done <- runMCP(o) }()
-		var url string
-		select {
-		case url = <-urls:
-		case err := <-done:
-			t.Fatalf("lcp mcp --http: %v", err)
-		case <-time.After(30 * time.Second):
-			t.Fatal("no endpoint")
-		}
+		srv := startMCP(t, o)
+		url, stderr := srv.URL, srv.Stderr
 		m := regexp.MustCompile(`bearer token .*: (\S+)\n`).FindStringSubmatch(stderr.String())
 		if m == nil || len(m[1]) < 20 {
 			t.Fatalf("no token printed: %s", stderr.String())
@@ -268,14 +297,8 @@ func TestMCPCommandTokenHealthMetrics(t *testing.T) {
 		if code != 200 || !strings.Contains(body, `lcp_calls_total{status="200",tool="tool_list_files"} 1`) || !strings.Contains(body, "lcp_mcp_sessions ") {
 			t.Errorf("/metrics: %d\n%s", code, body)
 		}
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("runMCP = %v", err)
-			}
-		case <-time.After(20 * time.Second):
-			t.Fatal("lcp mcp --http did not stop")
+		if err := srv.Stop(t); err != nil {
+			t.Errorf("runMCP = %v", err)
 		}
 		if !strings.Contains(stderr.String(), "call ended") || !strings.Contains(stderr.String(), "call_id=") {
 			t.Errorf("the log does not show the call with its id: %s", stderr.String())
@@ -310,22 +333,8 @@ def tool_slow(flag: str):
 	o := defaultMCPOptions()
 	o.http, o.useHTTP, o.token, o.tasks = "127.0.0.1:0", true, "0123456789abcdef-token", true
 	o.inv.tools = []string{dir}
-	urls := make(chan string, 1)
-	o.ready = func(u string) { urls <- u }
-	var stderr syncBuffer
-	env := &Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" }}
-	ctx, cancel := context.WithCancel(context.Background())
-	o.env, o.ctx = env, ctx
-	done := make(chan error, 1)
-	go func() { done <- runMCP(o) }()
-	var url string
-	select {
-	case url = <-urls:
-	case err := <-done:
-		t.Fatalf("lcp mcp --http --tasks: %v", err)
-	case <-time.After(2 * time.Minute):
-		t.Fatal("no endpoint")
-	}
+	srv := startMCP(t, o)
+	url := srv.URL
 	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
 	post := func(body, token string) (int, map[string]json.RawMessage) {
 		t.Helper()
@@ -388,14 +397,8 @@ def tool_slow(flag: str):
 		}
 		runtime.Gosched()
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("runMCP = %v", err)
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("lcp mcp --http --tasks did not stop")
+	if err := srv.Stop(t); err != nil {
+		t.Errorf("runMCP = %v", err)
 	}
 }
 
@@ -407,25 +410,7 @@ func TestMCPCommandBodyTimeout(t *testing.T) {
 		"--http", "127.0.0.1:0", "--no-token", "--body-timeout", "1s", "--workspace", t.TempDir()); err != nil {
 		t.Fatal(err)
 	}
-	urls := make(chan string, 1)
-	o.ready = func(u string) { urls <- u }
-	o.env = &Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }}
-	ctx, cancel := context.WithCancel(context.Background())
-	o.ctx = ctx
-	done := make(chan error, 1)
-	go func() { done <- runMCP(o) }()
-	defer func() {
-		cancel()
-		<-done
-	}()
-	var url string
-	select {
-	case url = <-urls:
-	case err := <-done:
-		t.Fatalf("lcp mcp --http: %v", err)
-	case <-time.After(2 * time.Minute):
-		t.Fatal("no endpoint")
-	}
+	url := startMCP(t, o).URL
 	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	post := func(body io.Reader, size int64) (int, string) {
 		req, _ := http.NewRequest("POST", url, body)

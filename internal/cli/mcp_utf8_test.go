@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestMCPHTTPInvalidUTF8Argument posts, through lcp mcp --http, a raw
@@ -27,22 +25,8 @@ func TestMCPHTTPInvalidUTF8Argument(t *testing.T) {
 	o := defaultMCPOptions()
 	o.http, o.useHTTP, o.token, o.jsonResponse = "127.0.0.1:0", true, "0123456789abcdef-token", true
 	o.inv.tools = []string{dir}
-	urls := make(chan string, 1)
-	o.ready = func(u string) { urls <- u }
-	var stderr syncBuffer
-	o.env = &Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" }}
-	ctx, cancel := context.WithCancel(context.Background())
-	o.ctx = ctx
-	done := make(chan error, 1)
-	go func() { done <- runMCP(o) }()
-	var url string
-	select {
-	case url = <-urls:
-	case err := <-done:
-		t.Fatalf("lcp mcp --http: %v", err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("no endpoint")
-	}
+	srv := startMCP(t, o)
+	url := srv.URL
 	session := ""
 	post := func(body []byte) (int, []byte) {
 		t.Helper()
@@ -97,13 +81,7 @@ func TestMCPHTTPInvalidUTF8Argument(t *testing.T) {
 	if got := call(4, []byte("z")); got != "3:z" {
 		t.Errorf("after the invalid call = %q, want the count kept", got)
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("runMCP = %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("lcp mcp --http did not stop")
+	if err := srv.Stop(t); err != nil {
+		t.Errorf("runMCP = %v", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/lcptools/lcp"
 	"github.com/lcptools/lcp/hitl"
+	"github.com/lcptools/lcp/internal/firstbyte"
 	"github.com/lcptools/lcp/tool"
 	"github.com/lcptools/lcp/web"
 	"github.com/spf13/cobra"
@@ -178,7 +179,7 @@ func runServe(o *ServeOptions) error {
 
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
+	go func() { served <- hs.Serve(firstbyte.Listen(ln, hs.IdleTimeout)) }()
 	if o.ready != nil {
 		o.ready(u)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/lcptools/lcp"
+	"github.com/lcptools/lcp/internal/firstbyte"
 	"github.com/lcptools/lcp/internal/metrics"
 	"github.com/lcptools/lcp/tool"
 )
@@ -217,10 +218,12 @@ func serveMetrics(ctx context.Context, addr string, m *metrics.Metrics) (string,
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", m.Handler())
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	done := make(chan error, 1)
 	go func() {
-		err := hs.Serve(ln)
+		// A scraper's connection dialled ahead waits for its first request
+		// as long as an idle one does.
+		err := hs.Serve(firstbyte.Listen(ln, hs.IdleTimeout))
 		if errors.Is(err, http.ErrServerClosed) {
 			err = nil
 		}

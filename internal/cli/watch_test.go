@@ -192,22 +192,8 @@ func TestMCPWatchTypeScriptClient(t *testing.T) {
 	// The peer script sends no token: the loopback opt-out of --no-token.
 	o := &MCPOptions{http: "127.0.0.1:0", useHTTP: true, noToken: true, approval: approvalFlags{approve: "ask"}, watch: watchFlags{watch: true}}
 	o.inv.tools = []string{dir}
-	urls := make(chan string, 1)
-	o.ready = func(u string) { urls <- u }
-	var stderr syncBuffer
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	o.env, o.ctx = &Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" }}, ctx
-	done := make(chan error, 1)
-	go func() { done <- runMCP(o) }()
-	var url string
-	select {
-	case url = <-urls:
-	case err := <-done:
-		t.Fatalf("lcp mcp --http --watch: %v", err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("no endpoint")
-	}
+	srv := startMCP(t, o)
+	url, stderr := srv.URL, srv.Stderr
 	arg, _ := json.Marshal(map[string]any{"url": url, "call": "tool_new", "args": map[string]any{"x": "7"}})
 	cctx, ccancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer ccancel()
@@ -251,12 +237,7 @@ func TestMCPWatchTypeScriptClient(t *testing.T) {
 	if out.Call.IsError || out.Call.Text != "42" {
 		t.Errorf("tool_new: %+v", out.Call)
 	}
-	cancel()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("lcp mcp did not stop")
-	}
+	_ = srv.Stop(t)
 }
 
 // TestChatWatch: lcp chat --watch offers the model the tools of a file
