@@ -40,15 +40,15 @@ func TestStartSignalled(t *testing.T) {
 			armed.Store(true)
 			var p *Pool
 			o := tc.opts
-			o.Wrap = func(cmd *exec.Cmd, _ Library, _ string, _ func() []context.Context) (func(), error) {
-				return func() {
+			o.Wrap = func(cmd *exec.Cmd, _ Library, _ string, _ func() []context.Context) (Wrapped, error) {
+				return Wrapped{Started: func() {
 					if cmd.Process == nil || !armed.CompareAndSwap(true, false) {
 						return
 					}
 					if err := cmd.Process.Signal(tc.sig); err != nil {
 						t.Errorf("signal: %v", err)
 					}
-				}, nil
+				}}, nil
 			}
 			p, _ = testPool(t, &o)
 			ws := t.TempDir()
@@ -97,12 +97,12 @@ func TestStartReleased(t *testing.T) {
 		lib := writeLib(t, "starting", "def tool_ok():\n    return 'ok'\n")
 		var armed atomic.Bool
 		armed.Store(true)
-		p, _ := testPool(t, &Options{StoppedLimit: -1, Wrap: func(cmd *exec.Cmd, _ Library, _ string, _ func() []context.Context) (func(), error) {
-			return func() {
+		p, _ := testPool(t, &Options{StoppedLimit: -1, Wrap: func(cmd *exec.Cmd, _ Library, _ string, _ func() []context.Context) (Wrapped, error) {
+			return Wrapped{Started: func() {
 				if cmd.Process != nil && armed.CompareAndSwap(true, false) {
 					_ = cmd.Process.Signal(syscall.SIGSTOP)
 				}
-			}, nil
+			}}, nil
 		}})
 		// A hang detector only.
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
