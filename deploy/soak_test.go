@@ -350,7 +350,14 @@ func soakCall(ctx context.Context, cs *sdk.ClientSession, kind, nonce string, ou
 		cancel()
 		// 429, or the same refusal on the call's stream (a race for the
 		// last place under --max-calls).
-		if err != nil && (strings.Contains(err.Error(), "Too Many Requests") || strings.Contains(err.Error(), "its limit: try again shortly")) && attempt < 50 {
+		if err != nil && (strings.Contains(err.Error(), "Too Many Requests") || strings.Contains(err.Error(), "its limit: try again shortly")) {
+			if attempt == 50 {
+				// Answered, 50 times over: the server said why each
+				// time, and this client gives up as a real one would.
+				// An accounted outcome (a 429), not a lost call.
+				out.add(kind + " (429, gave up after 50 tries)")
+				return true
+			}
 			out.mu.Lock()
 			out.busy++
 			out.mu.Unlock()
