@@ -3,6 +3,9 @@ package sandbox
 import (
 	"bufio"
 	"context"
+	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -74,4 +77,105 @@ func TestInitForwardsTermination(t *testing.T) {
 	if rep := box.Report(); len(rest) == 0 || rest[0] != "got-term" || rep.Code != 7 {
 		t.Fatalf("after SIGTERM: stdout %q, report %+v", rest, rep)
 	}
+}
+
+// TestInitSurvivesHostSignals sends the init, from outside its
+// namespaces (as the host's processes can), every signal it does not
+// forward, then lets the command end: the init must neither die, stop nor
+// print a crash dump, whether it catches the signal itself or leaves it
+// to the Go runtime's own handling.
+func TestInitSurvivesHostSignals(t *testing.T) {
+	requireSandbox(t)
+	ws := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang detector
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", `echo ready; read line; echo alive`)
+	cmd.Dir = ws
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	box, err := Wrap(cmd, &Policy{Workspace: ws, Env: []string{"PATH=/usr/local/bin:/usr/bin:/bin"}})
+	if err != nil {
+		t.Fatalf("Wrap: %v", err)
+	}
+	defer box.Close()
+	err = cmd.Start()
+	box.Started()
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() || lines.Text() != "ready" {
+		t.Fatalf("first line %q", lines.Text())
+	}
+	for n := 1; n < 65; n++ {
+		s := syscall.Signal(n)
+		switch s {
+		case syscall.SIGKILL, syscall.SIGSTOP, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP,
+			syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2:
+			continue // these end the init, or reach the command (TestInitForwardsTermination)
+		}
+		if err := cmd.Process.Signal(s); err != nil {
+			t.Fatalf("signal %d: %v", n, err)
+		}
+	}
+	// Each signal is handled once none is pending any more.
+	for !noSignalPending(t, cmd.Process.Pid) {
+		if ctx.Err() != nil {
+			t.Fatal("the init's signals stayed pending")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := io.WriteString(stdin, "go\n"); err != nil {
+		t.Fatal(err)
+	}
+	stdin.Close()
+	var rest []string
+	for lines.Scan() {
+		rest = append(rest, lines.Text())
+	}
+	werr := cmd.Wait()
+	rep := box.Report()
+	if werr != nil || len(rest) != 1 || rest[0] != "alive" || rep.Code != 0 || rep.SetupErr != nil {
+		t.Fatalf("after the signals: wait %v, stdout %q, report %+v, stderr %q", werr, rest, rep, stderr.String())
+	}
+	for _, crash := range []string{"goroutine", "SIG", "panic", "runtime."} {
+		if strings.Contains(stderr.String(), crash) {
+			t.Fatalf("crash dump reached the command's output:\n%s", stderr.String())
+		}
+	}
+}
+
+// noSignalPending reports whether process pid has no signal pending, for
+// the process or any of its threads, and is not stopped.
+func noSignalPending(t *testing.T, pid int) bool {
+	t.Helper()
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range tasks {
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/status", pid, task.Name()))
+		if err != nil {
+			continue // the thread is gone
+		}
+		for _, line := range strings.Split(string(raw), "\n") {
+			k, v, _ := strings.Cut(line, ":")
+			v = strings.TrimSpace(v)
+			switch {
+			case (k == "SigPnd" || k == "ShdPnd") && strings.Trim(v, "0") != "":
+				return false
+			case k == "State" && strings.HasPrefix(v, "T"):
+				t.Fatalf("the init is stopped: %s", v)
+			}
+		}
+	}
+	return true
 }
