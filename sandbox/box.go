@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/lcptools/lcp/sandbox/internal/sbinit"
 )
 
 // Box is one sandboxed run, prepared by Wrap.
@@ -198,8 +199,8 @@ func (b *Box) readStatus(f *os.File, r *Report) {
 	defer endOnce()
 	sc := bufio.NewScanner(io.LimitReader(f, 1<<20))
 	for sc.Scan() {
-		var m statusMsg
-		if json.Unmarshal(sc.Bytes(), &m) != nil {
+		m, err := sbinit.ParseStatus(sc.Text())
+		if err != nil {
 			continue
 		}
 		b.mu.Lock()

@@ -10,7 +10,6 @@ import "github.com/lcptools/lcp/sandbox/internal/sbinit"
 type (
 	initConfig   = sbinit.Config
 	mountEntry   = sbinit.Mount
-	statusMsg    = sbinit.Status
 	egressConfig = sbinit.Egress
 )
 

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -226,11 +225,7 @@ func (b *Box) handOver(cfg *initConfig, plan *mountPlan) (int, error) {
 		cfg.Gate, b.gateR = fd, nil
 	}
 	cfg.ReadOnly, cfg.ReadWrite = plan.readOnly, plan.readWrite
-	raw, err := json.Marshal(cfg)
-	if err != nil {
-		return 0, err
-	}
-	if _, err := cfgFile.Write(raw); err != nil {
+	if _, err := cfgFile.Write(cfg.Encode()); err != nil {
 		return 0, err
 	}
 	return cfgFd, nil

@@ -1,8 +1,9 @@
 package sbinit
 
-// The parent (lcp) and the sandbox's init speak through a memfd holding an
-// Config, handed over as an inherited descriptor, and a pipe on which
-// the init writes status lines. The init finds the descriptor's number in
+// The parent (lcp) and the sandbox's init speak through a memfd holding a
+// Config (Config.Encode, in the format of wire.go), handed over as an
+// inherited descriptor, and a pipe on which the init writes status lines
+// (Status.Line). The init finds the descriptor's number in
 // the environment variable Env, the only variable it is given.
 
 // Env marks a process started as the sandbox's init (value
@@ -13,38 +14,38 @@ const Env = "LCP_SANDBOX_INIT"
 // Config is everything the init needs, in the sandbox's own paths.
 type Config struct {
 	// The command: program, arguments, working directory, environment.
-	Path string   `json:"path"`
-	Args []string `json:"args"`
-	Dir  string   `json:"dir"`
-	Env  []string `json:"env"`
+	Path string
+	Args []string
+	Dir  string
+	Env  []string
 	// Passthrough is the number of descriptors after stdin, stdout and
 	// stderr (3, 4, ...) that the command inherits.
-	Passthrough int `json:"passthrough"`
+	Passthrough int
 	// Status is the descriptor of the status pipe.
-	Status int `json:"status"`
+	Status int
 	// Mounts build the sandbox's root, in order.
-	Mounts []Mount `json:"mounts"`
+	Mounts []Mount
 	// Network keeps the host's network namespace; otherwise the init
 	// brings the loopback interface of its own up.
-	Network bool `json:"network"`
+	Network bool
 	// Limits are applied to the command, not to the init.
-	Limits Limits `json:"limits"`
+	Limits Limits
 	// Gate, when set, is a descriptor the init reads one byte from before
 	// it starts the command: lcp writes it once the init is in the run's
 	// control groups, and closes it without writing when it is not.
-	Gate int `json:"gate,omitempty"`
+	Gate int
 	// PidsGroup: a pids control group counts the run's processes, and
 	// RLIMIT_NPROC is set above it (the group's count is the one read).
-	PidsGroup bool `json:"pids_group,omitempty"`
+	PidsGroup bool
 	// Egress, when set, has the init listen on the loopback for the
 	// proxy and hand connections over (see Policy.Egress).
-	Egress *Egress `json:"egress,omitempty"`
+	Egress *Egress
 	// Seccomp installs the filter of seccomp_linux.go before the command
 	// starts.
-	Seccomp bool `json:"seccomp,omitempty"`
+	Seccomp bool
 	// Landlock rules, in sandbox paths.
-	ReadOnly  []string `json:"landlock_ro"`
-	ReadWrite []string `json:"landlock_rw"`
+	ReadOnly  []string
+	ReadWrite []string
 }
 
 // MountKind says what a Mount mounts.
@@ -62,54 +63,54 @@ const (
 
 // Mount is one step of the mount plan.
 type Mount struct {
-	Kind MountKind `json:"kind"`
-	Dst  string    `json:"dst"`
+	Kind MountKind
+	Dst  string
 	// Src is the source: a host path (resolved by the init, when lcp is
 	// not root) or, with Fd >= 0, a detached mount lcp cloned for it.
-	Src string `json:"src,omitempty"`
-	Fd  int    `json:"fd"`
+	Src string
+	Fd  int
 	// File: the source is a file, not a directory.
-	File bool `json:"file,omitempty"`
+	File bool
 	// ReadOnly makes a bind read-only (lcp sets it itself on detached
 	// mounts).
-	ReadOnly bool `json:"ro,omitempty"`
+	ReadOnly bool
 	// Optional entries are skipped when their source is missing.
-	Optional bool `json:"optional,omitempty"`
+	Optional bool
 	// Size and Mode of a tmpfs.
-	Size int64  `json:"size,omitempty"`
-	Mode uint32 `json:"mode,omitempty"`
+	Size int64
+	Mode uint32
 	// Target of a symbolic link.
-	Target string `json:"target,omitempty"`
+	Target string
 	// Upper of an overlay: a host directory (or, with UpperFd >= 0, a
 	// detached mount of it) holding "upper" and "work"; empty for a
 	// throwaway upper in the init's scratch tmpfs.
-	Upper   string `json:"upper,omitempty"`
-	UpperFd int    `json:"upper_fd"`
+	Upper   string
+	UpperFd int
 	// Fallback of an overlay whose mount fails: a read-only bind instead
 	// (caches), or a set-up failure when false (the workspace).
-	Fallback bool `json:"fallback,omitempty"`
+	Fallback bool
 }
 
 // Status is one line the init writes on the status pipe.
 type Status struct {
 	// Type is "ready" (the command started), "error" (set-up failed,
 	// the command did not run), "warn" (a degraded step) or "exit".
-	Type string `json:"type"`
-	Step string `json:"step,omitempty"`
-	Err  string `json:"error,omitempty"`
+	Type string
+	Step string
+	Err  string
 	// Exit status of the command: code, or the signal that killed it.
-	Code   int    `json:"code"`
-	Signal string `json:"signal,omitempty"`
+	Code   int
+	Signal string
 	// PeakProcs is the most processes seen at once in the sandbox.
-	PeakProcs int `json:"peak_procs,omitempty"`
+	PeakProcs int
 	// MaxRSS is the largest resident size of any process of the run, in
 	// bytes.
-	MaxRSS int64 `json:"max_rss,omitempty"`
+	MaxRSS int64
 }
 
 // Egress is where the init listens for the egress proxy, and the
 // descriptor of the socket it hands connections over on.
 type Egress struct {
-	Port int `json:"port"`
-	Fd   int `json:"fd"`
+	Port int
+	Fd   int
 }

@@ -15,7 +15,7 @@ import (
 // would make every sandboxed command wait for the binary's initializers
 // again (docs/decisions.md, the init's start).
 var allowedImports = map[string]bool{
-	"encoding/json": true, "errors": true, "fmt": true, "io": true, "os": true,
+	"errors": true, "fmt": true, "io": true, "os": true,
 	"os/signal": true, "path": true, "runtime": true, "strconv": true, "strings": true,
 	"sync/atomic": true, "syscall": true, "time": true, "unsafe": true,
 	"golang.org/x/sys/unix": true,

@@ -1,7 +1,6 @@
 package sbinit
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -46,8 +45,7 @@ func (s *initState) send(m Status) {
 	if s.status == nil {
 		return
 	}
-	raw, _ := json.Marshal(m)
-	_, _ = s.status.Write(append(raw, '\n'))
+	_, _ = s.status.Write(m.Line())
 }
 
 // fail reports a set-up failure and returns the init's exit code.
@@ -68,7 +66,7 @@ func readConfig(arg string) (*initState, error) {
 		return nil, fmt.Errorf("read configuration: %w", err)
 	}
 	s := &initState{cfgFd: fd}
-	if err := json.Unmarshal(raw, &s.cfg); err != nil {
+	if s.cfg, err = DecodeConfig(raw); err != nil {
 		return nil, fmt.Errorf("configuration: %w", err)
 	}
 	s.status = os.NewFile(uintptr(s.cfg.Status), "status")

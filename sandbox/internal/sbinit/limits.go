@@ -9,13 +9,13 @@ import (
 // per-process part of the sandbox's Limits; the run's totals are lcp's).
 // A negative value means no limit of lcp's own.
 type Limits struct {
-	Memory    int64         `json:"memory"`
-	Processes int           `json:"processes"`
-	FileSize  int64         `json:"file_size"`
-	CPUTime   time.Duration `json:"cpu_time"`
-	OpenFiles int           `json:"open_files"`
+	Memory    int64
+	Processes int
+	FileSize  int64
+	CPUTime   time.Duration
+	OpenFiles int
 	// TmpSize is the size of the init's throwaway layers.
-	TmpSize int64 `json:"tmp_size"`
+	TmpSize int64
 }
 
 // InitTasks is what the pids budget adds for the sandbox's init: its own
