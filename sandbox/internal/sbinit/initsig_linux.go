@@ -41,7 +41,7 @@ var caught = []os.Signal{
 //
 // It names only the signals of caught, not every signal: each one the
 // runtime marks for notification costs a round trip with the runtime's
-// signal-mask thread (two thread switches), about 60 µs at a load of 40
+// signal-mask thread (two thread switches), 35-80 µs at a load of 12-40
 // on two cores, and the 52 of all signals took 2-4 ms of every
 // sandboxed command's start; the 12 of these that need one take a
 // quarter of it. SIGURG and SIGCHLD stay at the runtime's handling
