@@ -52,6 +52,7 @@ func main() {
 	if st := sandbox.Probe(); !st.Available {
 		log.Fatalf("no sandbox here: %s", st.Reason)
 	}
+	fmt.Printf("load average at the start: %s\n", loadavg())
 	if *lat {
 		latency(*n, *command)
 	}
@@ -59,6 +60,16 @@ func main() {
 		commit(*files, *changed, max(*n/4, 20))
 	}
 	budget(*n)
+	fmt.Printf("load average at the end: %s\n", loadavg())
+}
+
+// loadavg returns the 1, 5 and 15 minute load averages, or "unknown".
+func loadavg() string {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(raw)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
 }
 
 // budget measures one sandboxed run with the budget on and off.
