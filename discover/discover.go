@@ -280,14 +280,18 @@ func (r *Result) run(plan []step) {
 		r.wd, _ = os.Getwd() // once: filepath.Abs asks for it (two stats) per file
 	}
 	readAll(plan, r.read)
-	files := 0
+	files, tools := 0, 0
 	for i := range plan {
 		if plan[i].diag == nil {
 			files++
+			if f := plan[i].got.file; f != nil {
+				tools += len(f.Source.Tools)
+			}
 		}
 	}
 	r.Files = slices.Grow(r.Files, files)
-	seen := make(map[string]*Tool)
+	r.Tools = slices.Grow(r.Tools, tools)
+	seen := make(map[string]*Tool, tools)
 	for i := range plan {
 		if d := plan[i].diag; d != nil {
 			r.add(*d)

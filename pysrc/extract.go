@@ -91,6 +91,9 @@ func (f *File) detach() {
 		n += len(t.Name) + len(t.Description)
 		for i := range t.Params {
 			n += len(t.Params[i].Description) // names: the copies of Declared
+			if t.Params[i].generic {
+				n += len(genericOpen) + len(genericClose)
+			}
 		}
 		for _, s := range t.Declared {
 			n += len(s)
@@ -107,7 +110,12 @@ func (f *File) detach() {
 		t.Name = c.copy(t.Name)
 		t.Description = c.copy(t.Description)
 		for i := range t.Params {
-			t.Params[i].Description = c.copy(t.Params[i].Description)
+			p := &t.Params[i]
+			if p.generic {
+				p.Description, p.generic = c.wrap(genericOpen, p.Description, genericClose), false
+			} else {
+				p.Description = c.copy(p.Description)
+			}
 		}
 		// Params and Required repeat names of Declared: they share its
 		// copies.
@@ -142,6 +150,21 @@ func (f *File) detach() {
 			t.Required[i] = declared(t.Required[i])
 		}
 	}
+}
+
+// The description of a parameter the docstring does not document is
+// "Parameter 'name'".
+const genericOpen, genericClose = "Parameter '", "'"
+
+// wrap is copy(open + s + close), without the concatenation.
+func (c *copier) wrap(open, s, close string) string {
+	n := len(open) + len(s) + len(close)
+	if len(c.buf)+n > cap(c.buf) {
+		return open + s + close // more than was counted: cannot happen
+	}
+	start := len(c.buf)
+	c.buf = append(append(append(c.buf, open...), s...), close...)
+	return unsafe.String(&c.buf[start], n)
 }
 
 // copier copies strings into one buffer, which never grows beyond its
@@ -313,7 +336,7 @@ func (x *extractor) function(fn *ast.FunctionDef, nested bool) {
 		if d, ok := docs[arg.Name]; ok {
 			p.Description = d
 		} else {
-			p.Description = "Parameter '" + arg.Name + "'"
+			p.Description, p.generic = arg.Name, true // made "Parameter 'x'" by detach
 			if long {
 				undocumented = append(undocumented, arg.Name)
 			} else {

@@ -201,6 +201,11 @@ type Param struct {
 	// annotated Optional[X] (or X | None) without a default: it is not
 	// required, and a call that leaves it out passes None.
 	NoneIfOmitted bool
+
+	// generic: while the file is read, Description holds the name of a
+	// parameter the docstring does not document, to be made
+	// "Parameter 'name'" in the file's one buffer (File.detach).
+	generic bool
 }
 
 // Prompt is a prompt provider function tool_<name>_prompt.
