@@ -25,12 +25,13 @@ type Box struct {
 
 	// The budget's hooks (see budget_linux.go): placing the started
 	// init in its control groups, what the kernel counted, clean-up.
-	budget    *budget
-	gateR     *os.File // the init's end of the budget's gate
-	layerRoot string   // the copy-on-write layer's own filesystem, when it has one
-	onStarted func()
-	onEnded   func(*Report)
-	onClose   func()
+	budget     *budget
+	gateR      *os.File // the init's end of the budget's gate
+	layerRoot  string   // the copy-on-write layer's own filesystem, when lcp made one
+	layerChild *os.File // the init's end of the socket it sends its layer on
+	onStarted  func()
+	onEnded    func(*Report)
+	onClose    func()
 
 	// knownGitDirs are the git dirs a Write run found at plan time
 	// (nil when it did not look): those it creates are neutralised
@@ -136,6 +137,9 @@ func (b *Box) Upper() string {
 	}
 	if b.layerRoot != "" {
 		return filepath.Join(b.layerRoot, "upper")
+	}
+	if root, _ := b.receivedLayer(); root != "" {
+		return filepath.Join(root, "upper")
 	}
 	return filepath.Join(b.tmp, "upper")
 }
@@ -277,6 +281,10 @@ func (b *Box) Close() error {
 	// The egress socket is the run's way out: it stays open until the
 	// init closes its end, when the run is gone.
 	status, tmp, onClose := b.statusR, b.tmp, b.onClose
+	if b.layerChild != nil {
+		b.layerChild.Close() // never handed over: Wrap failed
+		b.layerChild = nil
+	}
 	b.mu.Unlock()
 	if onClose != nil {
 		defer onClose()
