@@ -83,7 +83,9 @@ type Report struct {
 	PeakMemory int64
 	// Accounting says what bounded the run's totals: "cgroup v1",
 	// "cgroup v2", or "rlimits" (per process limits and tmpfs sizes
-	// only).
+	// only); a copy-on-write run whose layer had no size of its own
+	// (the layer stayed in the temporary folder) adds "; no disk total"
+	// (NoDiskTotal).
 	Accounting string
 	// NewRepos says, one line each, what lcp disabled in the
 	// repositories a Write run created, so that nothing the run planted
@@ -99,6 +101,11 @@ const (
 	BudgetProcesses = "processes"
 	BudgetTime      = "time"
 )
+
+// NoDiskTotal ends Report.Accounting (and Accounting) when a
+// copy-on-write run's layer has no size of its own: the layer stayed in
+// the temporary folder, each file capped but not their total.
+const NoDiskTotal = "no disk total"
 
 // BudgetText says which budget a run went over and how large it was, for
 // a result: "the memory budget (512 MiB for the whole run)". It returns
@@ -130,7 +137,9 @@ func sizeText(n int64) string {
 }
 
 // Upper returns the copy-on-write upper layer of the run, "" when the
-// workspace is not copy-on-write.
+// workspace is not copy-on-write. Call it once the command ended: for a
+// non-root lcp, it waits until the init has sent the layer's tmpfs or
+// has gone on without one.
 func (b *Box) Upper() string {
 	if b.tmp == "" {
 		return ""

@@ -436,11 +436,6 @@ func layerInodes(disk int64) int64 {
 	return max(disk/4096, 1024)
 }
 
-// NoDiskTotal ends Report.Accounting (and Accounting) when a
-// copy-on-write run's layer has no size of its own: the layer stayed in
-// the temporary folder, each file capped but not their total.
-const NoDiskTotal = "no disk total"
-
 // layerTmpfsOff makes the init's layer probe fail (tests of the
 // fallback).
 var layerTmpfsOff atomic.Bool
