@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // layerTestUID is the normal user TestNonRootLayer becomes.
@@ -81,6 +83,9 @@ func nonRootLayerChild(t *testing.T) {
 		{"the fallback: no tmpfs", `echo n > new.txt; echo more >> f.txt`, 40 << 20, true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if !tc.refuse && !Probe().DiskTotal {
+				t.Skip("this kernel refuses a normal user's tmpfs layer (before Linux 6.6, or a security module): no disk total")
+			}
 			layerTmpfsOff.Store(tc.refuse)
 			defer layerTmpfsOff.Store(false)
 			ws := t.TempDir()
@@ -117,6 +122,55 @@ func nonRootLayerChild(t *testing.T) {
 			}
 			if b, _ := os.ReadFile(filepath.Join(ws, "new.txt")); string(b) != "n\n" {
 				t.Errorf("new.txt = %q", b)
+			}
+		})
+	}
+}
+
+// TestRecvFd: lcp takes exactly one descriptor with the init's byte, and
+// reads a socket closed without one as "no layer".
+func TestRecvFd(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		send    int // descriptors sent with the byte; -1: close without sending
+		wantFd  bool
+		wantErr bool
+	}{
+		{"closed without a descriptor", -1, false, false},
+		{"one descriptor", 1, true, false},
+		{"two descriptors", 2, false, true},
+		{"a byte without a descriptor", 0, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := unix.SetNonblock(fds[0], true); err != nil {
+				t.Fatal(err)
+			}
+			ours := os.NewFile(uintptr(fds[0]), "ours")
+			defer ours.Close()
+			if tc.send >= 0 {
+				var rights []byte
+				if tc.send > 0 {
+					sent := make([]int, tc.send)
+					for i := range sent {
+						sent[i] = int(os.Stdin.Fd())
+					}
+					rights = unix.UnixRights(sent...)
+				}
+				if err := unix.Sendmsg(fds[1], []byte{1}, rights, nil, 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			unix.Close(fds[1])
+			fd, err := recvFd(ours)
+			if fd >= 0 {
+				unix.Close(fd)
+			}
+			if (fd >= 0) != tc.wantFd || (err != nil) != tc.wantErr {
+				t.Errorf("fd %d, err %v; want a descriptor %v, an error %v", fd, err, tc.wantFd, tc.wantErr)
 			}
 		})
 	}
