@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,10 +67,19 @@ func TestNonRootLayer(t *testing.T) {
 }
 
 func nonRootLayerChild(t *testing.T) {
+	if os.Getenv("LCP_SANDBOX_TEST_LAYER") == "engine" {
+		layerEngine()
+	}
 	if os.Getuid() == 0 {
 		t.Fatal("still root")
 	}
 	requireSandbox(t)
+	t.Run("lcp killed in the middle of a run", func(t *testing.T) {
+		if !Probe().DiskTotal {
+			t.Skip("this kernel refuses a normal user's tmpfs layer: no disk total")
+		}
+		layerKilled(t)
+	})
 	// Hang detector only: each flood ends by its budget, minutes before.
 	long := 5 * time.Minute
 	for _, tc := range []struct {
@@ -173,5 +184,79 @@ func TestRecvFd(t *testing.T) {
 				t.Errorf("fd %d, err %v; want a descriptor %v, an error %v", fd, err, tc.wantFd, tc.wantErr)
 			}
 		})
+	}
+}
+
+// layerEngine is an lcp for layerKilled: it runs a copy-on-write command
+// that writes 20 MB and says so, then waits to be killed.
+func layerEngine() {
+	ws := os.Getenv("LCP_LAYER_WS")
+	cmd := exec.Command("/bin/sh", "-c", "head -c 20000000 /dev/zero > big.bin && echo written && sleep 300")
+	cmd.Dir = ws
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	box, err := Wrap(cmd, &Policy{Workspace: ws, Mode: CopyOnWrite, Env: []string{"PATH=/usr/bin:/bin"}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "engine:", err)
+		os.Exit(3)
+	}
+	p, err := startLocked(cmd)
+	box.Started()
+	if err != nil {
+		os.Exit(4)
+	}
+	err = p.Wait()
+	fmt.Fprintf(os.Stderr, "engine: the run ended early: %v %+v\n", err, box.Report())
+	os.Exit(0)
+}
+
+// layerKilled: lcp killed with SIGKILL while a run has written 20 MB
+// leaves none of it in the temporary folder (the layer was a tmpfs that
+// died with lcp's descriptor) nor in the workspace.
+func layerKilled(t *testing.T) {
+	ws := t.TempDir()
+	before := diskUse(os.TempDir())
+	engine := exec.Command(os.Args[0], "-test.run=^TestNonRootLayer$")
+	engine.Env = append(os.Environ(), "LCP_SANDBOX_TEST_LAYER=engine", "LCP_LAYER_WS="+ws)
+	engine.Stderr = os.Stderr
+	out, err := engine.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := engine.Start(); err != nil {
+		t.Fatal(err)
+	}
+	written := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if sc.Text() == "written" {
+				written <- true
+				return
+			}
+		}
+		written <- false
+	}()
+	select {
+	case ok := <-written:
+		if !ok {
+			engine.Process.Kill()
+			engine.Wait()
+			t.Fatal("the engine's run ended before it had written")
+		}
+	case <-time.After(2 * time.Minute): // hang detector only
+		engine.Process.Kill()
+		engine.Wait()
+		t.Fatal("the engine's run never wrote")
+	}
+	engine.Process.Kill()
+	_ = engine.Wait()
+	if after := diskUse(os.TempDir()); after > before+1<<20 {
+		t.Errorf("the temporary folder grew from %d to %d bytes after lcp was killed", before, after)
+	}
+	if left, _ := filepath.Glob(filepath.Join(os.TempDir(), "lcp-sandbox-*", "upper", "big.bin")); len(left) > 0 {
+		t.Errorf("the run's file is in the temporary folder: %v", left)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "big.bin")); err == nil {
+		t.Error("the run's file reached the workspace")
 	}
 }
