@@ -254,6 +254,9 @@ type Engine struct {
 	// kept holds, per library and workspace ("stem\x00ws"), what the
 	// sandbox of its newest workspace-write worker keeps read-only.
 	kept sync.Map
+	// callDefaults are the options of a call given none: the engine's
+	// answers (made once; tool.Call does not change them).
+	callDefaults *tool.CallOptions
 }
 
 // workerStartTimeout is the start budget of the engine's Python workers;
@@ -268,6 +271,7 @@ var workerStartTimeout time.Duration
 // unknown autonomy level, say) is an error.
 func New(ctx context.Context, cfg *Config) (*Engine, error) {
 	e := &Engine{}
+	e.callDefaults = &tool.CallOptions{Respond: e.respond}
 	if cfg != nil {
 		e.cfg = *cfg
 	}
@@ -644,11 +648,11 @@ func (e *Engine) SystemPrompts(ctx context.Context) []binding.SystemPrompt {
 // (SetConfirmHandler, SetUserInteractionHandler) or else Config.Respond
 // answer the call's confirmations and questions.
 func (e *Engine) Call(ctx context.Context, name string, args json.RawMessage, opts *tool.CallOptions) (*tool.Result, error) {
-	if opts == nil || (opts.Respond == nil && opts.Confirm == nil && opts.Interact == nil && opts.Parent == nil) {
-		var co tool.CallOptions
-		if opts != nil {
-			co = *opts
-		}
+	if opts == nil {
+		return tool.Call(ctx, e, name, args, e.callDefaults)
+	}
+	if opts.Respond == nil && opts.Confirm == nil && opts.Interact == nil && opts.Parent == nil {
+		co := *opts
 		co.Respond = e.respond
 		opts = &co
 	}

@@ -177,7 +177,7 @@ type Binding struct {
 	tools  map[string]*entry
 	order  []string
 	files  []*discover.File
-	diags  []tool.Diagnostic
+	diags  diagList
 	closed bool
 	// mounts are the libraries mounted at run time, by name, in order
 	// (Reload reads them again); unregistered are the prefixes given to
@@ -294,7 +294,36 @@ type table struct {
 	tools map[string]*entry
 	order []string
 	files []*discover.File
-	diags []tool.Diagnostic
+	diags diagList
+}
+
+// diagList is a binding's diagnostics, in order: discoveries' (made only
+// when asked, see discover.Result.Diagnostics) and the binding's own.
+type diagList struct{ parts []diagPart }
+
+// diagPart is a discovery's diagnostics (res set) or diagnostics made now.
+type diagPart struct {
+	res  *discover.Result
+	made []tool.Diagnostic
+}
+
+// add appends diagnostics made now.
+func (l *diagList) add(ds ...tool.Diagnostic) { l.parts = append(l.parts, diagPart{made: ds}) }
+
+// addResult appends a discovery's diagnostics.
+func (l *diagList) addResult(res *discover.Result) { l.parts = append(l.parts, diagPart{res: res}) }
+
+// all returns the diagnostics in a new slice.
+func (l *diagList) all() []tool.Diagnostic {
+	var out []tool.Diagnostic
+	for _, p := range l.parts {
+		if p.res != nil {
+			out = append(out, p.res.Diagnostics()...)
+		} else {
+			out = append(out, p.made...)
+		}
+	}
+	return out
 }
 
 // add registers e, replacing a tool of the same name in place.
@@ -367,7 +396,8 @@ func (b *Binding) newEntries(tools []*discover.Tool) []*entry {
 // then the libraries mounted so far (mounts; nil: none).
 func (b *Binding) read(mounts []string) *table {
 	res := discover.Run(b.discoverOptions())
-	t := &table{tools: make(map[string]*entry, len(res.Tools)), order: make([]string, 0, len(res.Tools)), files: res.Files, diags: res.Diagnostics}
+	t := &table{tools: make(map[string]*entry, len(res.Tools)), order: make([]string, 0, len(res.Tools)), files: res.Files}
+	t.diags.addResult(res)
 	b.mu.RLock()
 	unregistered := append([]string(nil), b.unregistered...)
 	b.mu.RUnlock()
@@ -381,7 +411,7 @@ func (b *Binding) read(mounts []string) *table {
 	for _, name := range mounts {
 		files, ok := b.libraryFiles(name)
 		if !ok {
-			t.diags = append(t.diags, tool.Diagnostic{Severity: "warning", Code: "missing-library", Message: fmt.Sprintf("the mounted library %s is gone", name)})
+			t.diags.add(tool.Diagnostic{Severity: "warning", Code: "missing-library", Message: fmt.Sprintf("the mounted library %s is gone", name)})
 			continue
 		}
 		b.mountInto(t, name, files)
@@ -409,7 +439,7 @@ func (b *Binding) Workspace() string { return b.ws }
 // library is reloaded or the prompts refreshed.
 func (b *Binding) Diagnostics() []tool.Diagnostic {
 	b.mu.RLock()
-	out := append([]tool.Diagnostic(nil), b.diags...)
+	out := b.diags.all()
 	b.mu.RUnlock()
 	return append(out, b.prompts.diagnostics()...)
 }

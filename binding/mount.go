@@ -139,11 +139,11 @@ func (b *Binding) MountToolLibrary(name string) (bool, error) {
 // alone, and a clash with a tool of another file is a diagnostic.
 func (b *Binding) mountInto(t *table, name string, files []string) *discover.Result {
 	res := discover.ReadFiles(name, files, &discover.Options{PreciseTypes: b.precise, Cache: &b.cache})
-	t.diags = append(t.diags, res.Diagnostics...)
+	t.diags.addResult(res)
 	for _, dt := range res.Tools {
 		if old, ok := t.tools[dt.Name]; ok {
 			if old.file == nil || old.file.Path != dt.File.Path {
-				t.diags = append(t.diags, tool.Diagnostic{Severity: "warning", Code: "duplicate-tool", Tool: dt.Name, File: dt.File.Path, Line: dt.Line,
+				t.diags.add(tool.Diagnostic{Severity: "warning", Code: "duplicate-tool", Tool: dt.Name, File: dt.File.Path, Line: dt.Line,
 					Message: fmt.Sprintf("mounting %s: tool %s is already registered from %s; it is kept", name, dt.Name, sourceOfEntry(old))})
 			}
 			continue

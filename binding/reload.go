@@ -212,7 +212,7 @@ func diffTables(old, cur *table) *Change {
 	}
 	sort.Strings(c.Files)
 	c.Files = slices.Compact(c.Files)
-	c.Diagnostics = !slices.Equal(old.diags, cur.diags)
+	c.Diagnostics = !slices.Equal(old.diags.all(), cur.diags.all())
 	return c
 }
 

@@ -415,7 +415,7 @@ func noteLimits(res map[string]any, out *proc.Outcome, rep *sandbox.Report) {
 		hit = fmt.Sprintf("the CPU time limit (%s per process)", l.CPUTime)
 	case out.Signal == "SIGXFSZ" || rep.Signal == "SIGXFSZ" || containsAny(text, "File too large", "File size limit exceeded"):
 		hit = fmt.Sprintf("the file size limit (%s)", bytesText(l.FileSize))
-	case rep.Accounting == "rlimits" && rep.PeakProcesses >= l.Processes-2 || containsAny(text, "fork: retry", "fork: Resource temporarily unavailable",
+	case strings.HasPrefix(rep.Accounting, "rlimits") && rep.PeakProcesses >= l.Processes-2 || containsAny(text, "fork: retry", "fork: Resource temporarily unavailable",
 		"Cannot fork", "can't start new thread", "BlockingIOError: [Errno 11]"):
 		hit = fmt.Sprintf("the process limit (%d processes and threads)", l.Processes)
 	case containsAny(text, "MemoryError", "Cannot allocate memory", "xmalloc", "out of memory", "bad_alloc",

@@ -11,7 +11,7 @@
 //	for _, t := range res.Tools {
 //		fmt.Println(t.Name, t.Library, t.Path)
 //	}
-//	for _, d := range res.Diagnostics {
+//	for _, d := range res.Diagnostics() {
 //		fmt.Println(d)
 //	}
 package discover
@@ -137,11 +137,94 @@ type Result struct {
 	Tools []*Tool
 	// Files are the files read, in order.
 	Files []*File
-	// Diagnostics are the problems found on the way, in order.
-	Diagnostics []tool.Diagnostic
 
-	opts Options
-	wd   string // the working directory, for abs; "" when unknown
+	// parts are the problems found on the way, in order (Diagnostics).
+	parts []diagPart
+	opts  Options
+	wd    string // the working directory, for abs; "" when unknown
+}
+
+// diagPart is a piece of a discovery's diagnostics: diagnostics made when
+// found, or the reader's findings about a file (syntax errors, undocumented
+// parameters...), made only when asked: listing never prints them, and
+// the standard library has thousands.
+type diagPart struct {
+	made []tool.Diagnostic
+	src  *pysrc.File // the file whose findings these are, or nil
+	path string      // the file's path as given
+	dups []duplicate // the file's tools defined before
+}
+
+// duplicate is a tool that another, registered, already defines.
+type duplicate struct {
+	t     *pysrc.Tool
+	first *Tool
+}
+
+// Diagnostics returns the problems found on the way, in order: those of
+// the scan, then for each file those of reading it, its syntax errors and
+// the reader's findings, and its tools that another file already defines.
+// They are made at each call, into a new slice.
+func (r *Result) Diagnostics() []tool.Diagnostic {
+	n := 0
+	for _, p := range r.parts {
+		n += len(p.made)
+		n += len(p.dups)
+		if p.src != nil {
+			n += len(p.src.SyntaxErrors) + 1
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]tool.Diagnostic, 0, n)
+	for _, p := range r.parts {
+		out = append(out, p.made...)
+		if p.src != nil {
+			out = appendFindings(out, p.src, p.path)
+		}
+		for _, d := range p.dups {
+			out = append(out, tool.Diagnostic{
+				Severity: "warning", Code: "duplicate-tool", File: p.path, Line: d.t.Line, Tool: d.t.Name,
+				Message: "tool " + d.t.Name + " is already defined in " + d.first.File.Path + ":" + strconv.Itoa(d.first.Line) + "; this one is ignored",
+			})
+		}
+	}
+	return out
+}
+
+// appendFindings appends the problems of a file as it reads now: its
+// syntax errors and the reader's findings.
+func appendFindings(out []tool.Diagnostic, src *pysrc.File, path string) []tool.Diagnostic {
+	for _, e := range src.SyntaxErrors {
+		out = append(out, tool.Diagnostic{
+			Severity: "error", Code: "syntax-error", File: path, Line: e.Pos.Line, Column: e.Pos.Column,
+			Message: e.Msg + " (tools read by the lossy fallback extractor)",
+		})
+	}
+	for _, d := range src.Diagnostics() {
+		if d.Kind == pysrc.DiagSyntaxError {
+			continue // reported above with its column
+		}
+		sev := "warning"
+		if d.Kind == pysrc.DiagUndocumented || d.Kind == pysrc.DiagFallbackParsing {
+			sev = "info"
+		}
+		out = append(out, tool.Diagnostic{Severity: sev, Code: string(d.Kind), File: path, Line: d.Line, Message: d.Message})
+	}
+	return out
+}
+
+// add appends diagnostics made now.
+func (r *Result) add(ds ...tool.Diagnostic) {
+	if len(ds) == 0 {
+		return
+	}
+	if k := len(r.parts) - 1; k >= 0 && r.parts[k].src == nil && r.parts[k].dups == nil {
+		r.parts[k].made = append(r.parts[k].made, ds...)
+		return
+	}
+	r.parts = append(r.parts, diagPart{made: ds})
 }
 
 // Run discovers the tools of opts. The files are read and parsed
@@ -197,30 +280,21 @@ func (r *Result) run(plan []step) {
 		r.wd, _ = os.Getwd() // once: filepath.Abs asks for it (two stats) per file
 	}
 	readAll(plan, r.read)
-	n, files := len(r.Diagnostics), 0
+	files, tools := 0, 0
 	for i := range plan {
-		if plan[i].diag != nil {
-			n++
-			continue
-		}
-		got := &plan[i].got
-		n += len(got.diags)
-		if src := got.file; src != nil {
-			// At most: the file's problems, and each of its tools a
-			// duplicate. Capacity never written to costs no memory.
-			n += len(src.Source.Tools)
-			if !src.LastGood {
-				n += len(src.Source.SyntaxErrors) + len(src.Source.Diagnostics)
+		if plan[i].diag == nil {
+			files++
+			if f := plan[i].got.file; f != nil {
+				tools += len(f.Source.Tools)
 			}
 		}
-		files++
 	}
-	r.Diagnostics = slices.Grow(r.Diagnostics, n-len(r.Diagnostics))
 	r.Files = slices.Grow(r.Files, files)
-	seen := make(map[string]*Tool)
+	r.Tools = slices.Grow(r.Tools, tools)
+	seen := make(map[string]*Tool, tools)
 	for i := range plan {
 		if d := plan[i].diag; d != nil {
-			r.Diagnostics = append(r.Diagnostics, *d)
+			r.add(*d)
 			continue
 		}
 		r.register(&plan[i].got, seen)
@@ -415,43 +489,30 @@ type fileRead struct {
 // register adds a file read to the result: its diagnostics, the file and
 // its tools, the first tool of a name winning.
 func (r *Result) register(got *fileRead, seen map[string]*Tool) {
-	r.Diagnostics = append(r.Diagnostics, got.diags...)
+	r.add(got.diags...)
 	f := got.file
 	if f == nil {
 		return
 	}
 	r.Files = append(r.Files, f)
+	// The problems of the file as it reads now (those of a last good
+	// version were reported when it was read) and its tools defined
+	// before, made when asked.
+	part := diagPart{path: got.path}
 	if !f.LastGood {
-		// The problems of the file as it reads now (those of a last good
-		// version were reported when it was read).
-		for _, e := range f.Source.SyntaxErrors {
-			r.Diagnostics = append(r.Diagnostics, tool.Diagnostic{
-				Severity: "error", Code: "syntax-error", File: got.path, Line: e.Pos.Line, Column: e.Pos.Column,
-				Message: e.Msg + " (tools read by the lossy fallback extractor)",
-			})
-		}
-		for _, d := range f.Source.Diagnostics {
-			if d.Kind == pysrc.DiagSyntaxError {
-				continue // reported above with its column
-			}
-			sev := "warning"
-			if d.Kind == pysrc.DiagUndocumented || d.Kind == pysrc.DiagFallbackParsing {
-				sev = "info"
-			}
-			r.Diagnostics = append(r.Diagnostics, tool.Diagnostic{Severity: sev, Code: string(d.Kind), File: got.path, Line: d.Line, Message: d.Message})
-		}
+		part.src = f.Source
 	}
 	for _, t := range f.Source.Tools {
 		if first, dup := seen[t.Name]; dup {
-			r.Diagnostics = append(r.Diagnostics, tool.Diagnostic{
-				Severity: "warning", Code: "duplicate-tool", File: got.path, Line: t.Line, Tool: t.Name,
-				Message: "tool " + t.Name + " is already defined in " + first.File.Path + ":" + strconv.Itoa(first.Line) + "; this one is ignored",
-			})
+			part.dups = append(part.dups, duplicate{t, first})
 			continue
 		}
 		dt := &Tool{Tool: t, File: f}
 		seen[t.Name] = dt
 		r.Tools = append(r.Tools, dt)
+	}
+	if part.src != nil || part.dups != nil {
+		r.parts = append(r.parts, part)
 	}
 }
 
@@ -581,7 +642,7 @@ func (r *Result) abs(path string) string {
 }
 
 func (r *Result) diag(sev, code, file, msg string) {
-	r.Diagnostics = append(r.Diagnostics, tool.Diagnostic{Severity: sev, Code: code, File: file, Message: msg})
+	r.add(tool.Diagnostic{Severity: sev, Code: code, File: file, Message: msg})
 }
 
 // changing reports whether a file changed while it was read: its size or

@@ -50,7 +50,7 @@ func TestLayouts(t *testing.T) {
 				t.Fatal(err)
 			}
 			compareSpecs(t, got, want)
-			for _, d := range res.Diagnostics {
+			for _, d := range res.Diagnostics() {
 				t.Log(d)
 			}
 		})
@@ -112,12 +112,12 @@ func TestDiagnostics(t *testing.T) {
 		Files:   []string{"testdata/layouts/missing_paths/missing.py", "testdata/layouts"},
 	})
 	codes := map[string]int{}
-	for _, d := range res.Diagnostics {
+	for _, d := range res.Diagnostics() {
 		codes[d.Code]++
 	}
 	for _, c := range []string{"missing-folder", "not-a-folder", "missing-file", "not-a-file", "not-utf8", "syntax-error", "duplicate-tool"} {
 		if codes[c] == 0 {
-			t.Errorf("no %s diagnostic in %v", c, res.Diagnostics)
+			t.Errorf("no %s diagnostic in %v", c, res.Diagnostics())
 		}
 	}
 }
@@ -166,7 +166,7 @@ func TestLoneSurrogateIsOneReplacement(t *testing.T) {
 	}
 	res := Run(Options{Folders: []string{dir}})
 	if len(res.Tools) != 1 {
-		t.Fatalf("tools: %v", res.Diagnostics)
+		t.Fatalf("tools: %v", res.Diagnostics())
 	}
 	info := res.Tools[0].Info()
 	if info.Description != "Bad \ufffd here." {
@@ -190,10 +190,10 @@ func TestNotUTF8DiagnosticNamesThePathOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := Run(Options{Folders: []string{dir}})
-	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Code != "not-utf8" {
-		t.Fatalf("diagnostics = %v", res.Diagnostics)
+	if len(res.Diagnostics()) != 1 || res.Diagnostics()[0].Code != "not-utf8" {
+		t.Fatalf("diagnostics = %v", res.Diagnostics())
 	}
-	if msg := res.Diagnostics[0].Message; strings.Count(msg, p) != 1 || !strings.Contains(msg, "UTF-8") {
+	if msg := res.Diagnostics()[0].Message; strings.Count(msg, p) != 1 || !strings.Contains(msg, "UTF-8") {
 		t.Errorf("message = %q, want the path once", msg)
 	}
 }
@@ -220,7 +220,7 @@ func TestDetectedInteractions(t *testing.T) {
 		"tool_broken": nil,
 	}
 	if len(res.Tools) != len(want) {
-		t.Fatalf("%d tools: %v", len(res.Tools), res.Diagnostics)
+		t.Fatalf("%d tools: %v", len(res.Tools), res.Diagnostics())
 	}
 	for _, dt := range res.Tools {
 		info := dt.Info()

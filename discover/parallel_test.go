@@ -28,7 +28,7 @@ func summarize(r *Result) summary {
 	for _, f := range r.Files {
 		s.Files = append(s.Files, fmt.Sprintf("%s %s %s %v %+v", f.Path, f.Stem, f.Group, f.LastGood, f.Meta))
 	}
-	s.Diagnostics = r.Diagnostics
+	s.Diagnostics = r.Diagnostics()
 	return s
 }
 

@@ -79,7 +79,7 @@ func readerFindings(filename string, src []byte, pf *pysrc.File) []Finding {
 			Line: e.Pos.Line, Column: lines.runeColumn(e.Pos.Line, e.Pos.Column),
 			Message: e.Msg + " (tools read by the lossy fallback extractor)"})
 	}
-	for _, d := range pf.Diagnostics {
+	for _, d := range pf.Diagnostics() {
 		if d.Kind == pysrc.DiagSyntaxError {
 			continue
 		}

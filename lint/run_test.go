@@ -29,7 +29,7 @@ func TestRun(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "c.py")); err != nil {
 		t.Fatal(err)
 	}
-	diags := append(res.Diagnostics, tool.Diagnostic{Severity: "error", Code: "toolset-unavailable", Message: "an MCP server is down"})
+	diags := append(res.Diagnostics(), tool.Diagnostic{Severity: "error", Code: "toolset-unavailable", Message: "an MCP server is down"})
 	got := Run(res.Files, diags)
 	var lines []string
 	for _, f := range got {

@@ -59,7 +59,7 @@ func (x *extractor) readAnnotations() {
 		return
 	}
 	bad := func(line int, format string, args ...any) {
-		x.f.Diagnostics = append(x.f.Diagnostics, Diagnostic{x.f.Filename, line, DiagBadAnnotations,
+		x.f.diags = append(x.f.diags, Diagnostic{x.f.Filename, line, DiagBadAnnotations,
 			AnnotationsName + ": " + fmt.Sprintf(format, args...)})
 	}
 	dict, ok := d.value.(*ast.Dict)

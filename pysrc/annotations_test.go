@@ -87,7 +87,7 @@ TOOL_ANNOTATIONS = {"tool_read": HINTS, **OTHER, TOOL: {}}` + twoTools, "-", "-"
 				t.Errorf("tool_wipe: %s, want %s", got, tt.wipe)
 			}
 			var diags []string
-			for _, d := range f.Diagnostics {
+			for _, d := range f.Diagnostics() {
 				if d.Kind == DiagBadAnnotations {
 					diags = append(diags, fmt.Sprintf("%d: %s", d.Line, d.Message))
 				}

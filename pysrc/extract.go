@@ -60,16 +60,17 @@ func extract(filename string, src []byte) *File {
 			f.SyntaxErrors = scanner.ErrorList{{Pos: token.Position{Filename: filename}, Msg: err.Error()}}
 		}
 		for _, e := range f.SyntaxErrors {
-			f.Diagnostics = append(f.Diagnostics, Diagnostic{filename, e.Pos.Line, DiagSyntaxError, "syntax error: " + e.Msg})
+			f.diags = append(f.diags, Diagnostic{filename, e.Pos.Line, DiagSyntaxError, "syntax error: " + e.Msg})
 			break
 		}
 		fallback(f, string(src))
 		if len(f.Tools) > 0 {
-			f.Diagnostics = append(f.Diagnostics, Diagnostic{filename, f.Tools[0].Line, DiagFallbackParsing,
+			f.diags = append(f.diags, Diagnostic{filename, f.Tools[0].Line, DiagFallbackParsing,
 				fmt.Sprintf("%d tool(s) read by the regex fallback: their schemas are approximate", len(f.Tools))})
 		}
 		return f
 	}
+	f.parsed = true
 	x := &extractor{f: f, file: file, src: src, lastLine: 1, hasCR: bytes.IndexByte(src, '\r') >= 0}
 	x.module(mod)
 	x.checkPrompts()
@@ -90,6 +91,9 @@ func (f *File) detach() {
 		n += len(t.Name) + len(t.Description)
 		for i := range t.Params {
 			n += len(t.Params[i].Description) // names: the copies of Declared
+			if t.Params[i].generic {
+				n += len(genericOpen) + len(genericClose)
+			}
 		}
 		for _, s := range t.Declared {
 			n += len(s)
@@ -106,7 +110,12 @@ func (f *File) detach() {
 		t.Name = c.copy(t.Name)
 		t.Description = c.copy(t.Description)
 		for i := range t.Params {
-			t.Params[i].Description = c.copy(t.Params[i].Description)
+			p := &t.Params[i]
+			if p.generic {
+				p.Description, p.generic = c.wrap(genericOpen, p.Description, genericClose), false
+			} else {
+				p.Description = c.copy(p.Description)
+			}
 		}
 		// Params and Required repeat names of Declared: they share its
 		// copies.
@@ -141,6 +150,21 @@ func (f *File) detach() {
 			t.Required[i] = declared(t.Required[i])
 		}
 	}
+}
+
+// The description of a parameter the docstring does not document is
+// "Parameter 'name'".
+const genericOpen, genericClose = "Parameter '", "'"
+
+// wrap is copy(open + s + close), without the concatenation.
+func (c *copier) wrap(open, s, close string) string {
+	n := len(open) + len(s) + len(close)
+	if len(c.buf)+n > cap(c.buf) {
+		return open + s + close // more than was counted: cannot happen
+	}
+	start := len(c.buf)
+	c.buf = append(append(append(c.buf, open...), s...), close...)
+	return unsafe.String(&c.buf[start], n)
 }
 
 // copier copies strings into one buffer, which never grows beyond its
@@ -292,8 +316,10 @@ func (x *extractor) function(fn *ast.FunctionDef, nested bool) {
 	// most n) share one allocation, each capped at its own part.
 	names := make([]string, 2*n+2)
 	t.Declared, t.Required = names[:0:n+2], names[n+2:n+2]
-	var undocBuf [8]string // most functions: no allocation
-	undocumented := undocBuf[:0]
+	// The parameters without a description are marked in t.undoc; a
+	// signature longer than its 64 bits keeps their names for the message.
+	var undocumented []string
+	long := n+2 > 64
 	var index map[string]int // only for long parameter lists
 	if n > 16 {
 		index = make(map[string]int, n)
@@ -310,8 +336,12 @@ func (x *extractor) function(fn *ast.FunctionDef, nested bool) {
 		if d, ok := docs[arg.Name]; ok {
 			p.Description = d
 		} else {
-			p.Description = "Parameter '" + arg.Name + "'"
-			undocumented = append(undocumented, arg.Name)
+			p.Description, p.generic = arg.Name, true // made "Parameter 'x'" by detach
+			if long {
+				undocumented = append(undocumented, arg.Name)
+			} else {
+				t.undoc |= 1 << (len(t.Declared) - 1)
+			}
 		}
 		if def != nil {
 			p.Default = defaultJSON(def)
@@ -360,14 +390,10 @@ func (x *extractor) function(fn *ast.FunctionDef, nested bool) {
 		t.Required = nil
 	}
 	if len(undocumented) > 0 {
-		x.f.Diagnostics = append(x.f.Diagnostics, Diagnostic{x.f.Filename, line, DiagUndocumented, undocumentedMessage(undocumented, fn.Name)})
+		t.undocMsg = undocumentedMessage(undocumented, fn.Name)
 	}
 	if x.asks != nil {
 		t.Asks = x.asks.tool(fn, t.Declared)
-	}
-	if nested {
-		x.f.Diagnostics = append(x.f.Diagnostics, Diagnostic{x.f.Filename, line, DiagNestedTool,
-			fn.Name + " is defined inside a function or class: it is not a module attribute and cannot be called"})
 	}
 	x.f.Tools = append(x.f.Tools, t)
 }
@@ -473,7 +499,7 @@ func (x *extractor) checkPrompts() {
 		if tools[target] || p.Name == libPrompt {
 			continue
 		}
-		x.f.Diagnostics = append(x.f.Diagnostics, Diagnostic{x.f.Filename, p.Line, DiagOrphanPrompt,
+		x.f.diags = append(x.f.diags, Diagnostic{x.f.Filename, p.Line, DiagOrphanPrompt,
 			fmt.Sprintf("%s has no tool %s in this file and is not the library prompt %s", p.Name, target, libPrompt)})
 	}
 }

@@ -49,6 +49,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/lcptools/lcp/pysrc/pyval"
@@ -75,8 +76,69 @@ type File struct {
 	// SyntaxErrors is non-nil when the file is not valid Python; Tools
 	// then come from the regex fallback.
 	SyntaxErrors ErrorList
-	// Diagnostics are findings for `lcp check`.
-	Diagnostics []Diagnostic
+
+	// diags are the findings that are not about one tool's own reading
+	// (orphan prompts, TOOL_ANNOTATIONS, a syntax error), made when found;
+	// those about a tool (undocumented parameters, a nested def) are made
+	// from the tool by Diagnostics, since listing never prints them.
+	diags []Diagnostic
+	// parsed: the tools come from the syntax tree, and carry their own
+	// findings (Tool.undoc, TopLevel).
+	parsed bool
+}
+
+// Diagnostics returns the findings about the file for `lcp check`, in the
+// order they occur: for each tool in Tools, its undocumented parameters
+// and its nesting in a function or class, then the prompt providers
+// without a tool, then TOOL_ANNOTATIONS problems; for a file with a syntax
+// error, the error and the fallback's note. The messages are made at each
+// call (most readers of a file never ask), into a new slice.
+func (f *File) Diagnostics() []Diagnostic {
+	if !f.parsed {
+		return slices.Clone(f.diags)
+	}
+	n := len(f.diags)
+	for _, t := range f.Tools {
+		if t.undoc != 0 || t.undocMsg != "" {
+			n++
+		}
+		if !t.TopLevel {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]Diagnostic, 0, n)
+	for _, t := range f.Tools {
+		if t.undoc != 0 || t.undocMsg != "" {
+			out = append(out, Diagnostic{f.Filename, t.Line, DiagUndocumented, t.undocumentedMessage()})
+		}
+		if !t.TopLevel {
+			out = append(out, Diagnostic{f.Filename, t.Line, DiagNestedTool, nestedMessage(t.Name)})
+		}
+	}
+	return append(out, f.diags...)
+}
+
+// undocumentedMessage is the message of the tool's undocumented-parameter
+// finding.
+func (t *Tool) undocumentedMessage() string {
+	if t.undocMsg != "" {
+		return t.undocMsg
+	}
+	var buf [8]string
+	names := buf[:0]
+	for i, name := range t.Declared {
+		if t.undoc&(1<<i) != 0 {
+			names = append(names, name)
+		}
+	}
+	return undocumentedMessage(names, t.Name)
+}
+
+func nestedMessage(fn string) string {
+	return fn + " is defined inside a function or class: it is not a module attribute and cannot be called"
 }
 
 // Library is the library metadata of a file: TOOL_LIBRARY_NAME,
@@ -114,6 +176,13 @@ type Tool struct {
 	// Annotations are the tool's hints from the module's TOOL_ANNOTATIONS,
 	// nil when it declares none.
 	Annotations *Annotations
+
+	// undoc has bit i set when Declared[i] is a parameter without a
+	// description (File.Diagnostics makes the finding from it); undocMsg
+	// is the finding's message instead, made at once, for a signature of
+	// more than 64 names.
+	undoc    uint64
+	undocMsg string
 }
 
 // Param is one property of a tool's input schema.
@@ -132,6 +201,11 @@ type Param struct {
 	// annotated Optional[X] (or X | None) without a default: it is not
 	// required, and a call that leaves it out passes None.
 	NoneIfOmitted bool
+
+	// generic: while the file is read, Description holds the name of a
+	// parameter the docstring does not document, to be made
+	// "Parameter 'name'" in the file's one buffer (File.detach).
+	generic bool
 }
 
 // Prompt is a prompt provider function tool_<name>_prompt.

@@ -154,7 +154,7 @@ func TestReadFile(t *testing.T) {
 		t.Errorf("Prompts = %+v", f.Prompts)
 	}
 	kinds := map[DiagnosticKind][]string{}
-	for _, d := range f.Diagnostics {
+	for _, d := range f.Diagnostics() {
 		kinds[d.Kind] = append(kinds[d.Kind], d.Message)
 	}
 	if len(kinds[DiagNestedTool]) != 1 || !strings.Contains(kinds[DiagNestedTool][0], "tool_method") {

@@ -26,12 +26,13 @@ type Box struct {
 
 	// The budget's hooks (see budget_linux.go): placing the started
 	// init in its control groups, what the kernel counted, clean-up.
-	budget    *budget
-	gateR     *os.File // the init's end of the budget's gate
-	layerRoot string   // the copy-on-write layer's own filesystem, when it has one
-	onStarted func()
-	onEnded   func(*Report)
-	onClose   func()
+	budget     *budget
+	gateR      *os.File // the init's end of the budget's gate
+	layerRoot  string   // the copy-on-write layer's own filesystem, when lcp made one
+	layerChild *os.File // the init's end of the socket it sends its layer on
+	onStarted  func()
+	onEnded    func(*Report)
+	onClose    func()
 
 	// knownGitDirs are the git dirs a Write run found at plan time
 	// (nil when it did not look): those it creates are neutralised
@@ -83,7 +84,9 @@ type Report struct {
 	PeakMemory int64
 	// Accounting says what bounded the run's totals: "cgroup v1",
 	// "cgroup v2", or "rlimits" (per process limits and tmpfs sizes
-	// only).
+	// only); a copy-on-write run whose layer had no size of its own
+	// (the layer stayed in the temporary folder) adds "; no disk total"
+	// (NoDiskTotal).
 	Accounting string
 	// NewRepos says, one line each, what lcp disabled in the
 	// repositories a Write run created, so that nothing the run planted
@@ -99,6 +102,11 @@ const (
 	BudgetProcesses = "processes"
 	BudgetTime      = "time"
 )
+
+// NoDiskTotal ends Report.Accounting (and Accounting) when a
+// copy-on-write run's layer has no size of its own: the layer stayed in
+// the temporary folder, each file capped but not their total.
+const NoDiskTotal = "no disk total"
 
 // BudgetText says which budget a run went over and how large it was, for
 // a result: "the memory budget (512 MiB for the whole run)". It returns
@@ -130,13 +138,18 @@ func sizeText(n int64) string {
 }
 
 // Upper returns the copy-on-write upper layer of the run, "" when the
-// workspace is not copy-on-write.
+// workspace is not copy-on-write. Call it once the command ended: for a
+// non-root lcp, it waits until the init has sent the layer's tmpfs or
+// has gone on without one.
 func (b *Box) Upper() string {
 	if b.tmp == "" {
 		return ""
 	}
 	if b.layerRoot != "" {
 		return filepath.Join(b.layerRoot, "upper")
+	}
+	if root, _ := b.receivedLayer(); root != "" {
+		return filepath.Join(root, "upper")
 	}
 	return filepath.Join(b.tmp, "upper")
 }
@@ -278,6 +291,10 @@ func (b *Box) Close() error {
 	// The egress socket is the run's way out: it stays open until the
 	// init closes its end, when the run is gone.
 	status, tmp, onClose := b.statusR, b.tmp, b.onClose
+	if b.layerChild != nil {
+		b.layerChild.Close() // never handed over: Wrap failed
+		b.layerChild = nil
+	}
 	b.mu.Unlock()
 	if onClose != nil {
 		defer onClose()

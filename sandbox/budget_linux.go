@@ -8,9 +8,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/lcptools/lcp/sandbox/internal/sbinit"
 )
 
 // budgetPoll is how often lcp reads the kernel's counters of a running
@@ -24,6 +27,16 @@ type budget struct {
 	group  *runGroup // nil: no control groups (the rlimits bound the run)
 	gateW  *os.File  // the init starts the command once lcp writes a byte here
 	layer  *os.File  // the size-capped tmpfs of the copy-on-write layer, or nil
+	// wantLayer: a copy-on-write run with a disk budget, which has a
+	// total only when its layer is a tmpfs (layer set).
+	wantLayer bool
+	// layerSock is lcp's end of the socket a non-root lcp's init sends
+	// the layer's tmpfs on (askLayerFS); layerIn is closed once it came
+	// or will not come, and layer and layerRoot are set then.
+	layerSock *os.File
+	layerIn   chan struct{}
+	layerRoot string
+	layerErr  error // the init sent something lcp could not take
 	// writes is set for a Write run with a disk budget: the bytes its
 	// processes write are counted (diskwrites_linux.go), from base on
 	// (the count when the current unit of work began: BeginUnit).
@@ -79,6 +92,9 @@ func (b *Box) prepareBudget(cmd *exec.Cmd) error {
 // started puts the init in its groups and lets it go on (it has built the
 // sandbox meanwhile), then watches the counters while the run lasts.
 func (g *budget) started() {
+	// g.layer is the receive's to set from now on.
+	watch := g.group != nil || g.layer != nil || g.writes || g.layerIn != nil
+	g.startReceive()
 	p := g.cmd.Process
 	if g.gateW != nil {
 		if p != nil {
@@ -99,13 +115,115 @@ func (g *budget) started() {
 		t := time.AfterFunc(g.limits.WallTime, func() { g.over(BudgetTime) })
 		go func() { <-g.stop; t.Stop() }()
 	}
-	if g.group != nil || g.layer != nil || g.writes {
+	if watch {
 		g.watching.Go(g.watch)
 	}
 }
 
+// startReceive has the init's layer received in the background, once the
+// init has started (or its end is closed: the receive ends at once).
+func (g *budget) startReceive() {
+	if g.layerIn == nil {
+		return
+	}
+	if g.cmd.Process == nil {
+		g.layerSock.Close()
+		close(g.layerIn)
+		return
+	}
+	go g.receiveLayer()
+}
+
+// receiveLayer waits for the descriptor of the layer's tmpfs, which the
+// init sends before it starts the command, or for the init's end of the
+// socket to close without it (the layer stayed in the host folder).
+func (g *budget) receiveLayer() {
+	defer close(g.layerIn)
+	defer g.layerSock.Close()
+	fd, err := recvFd(g.layerSock)
+	if err != nil || fd < 0 {
+		g.layerErr = err
+		return
+	}
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(fd, &st); err != nil || st.Type != unix.TMPFS_MAGIC {
+		unix.Close(fd)
+		g.layerErr = fmt.Errorf("the init sent a layer that is not a tmpfs (%v)", err)
+		return
+	}
+	g.layer = os.NewFile(uintptr(fd), "lcp-sandbox-layer")
+	g.layerRoot = fmt.Sprintf("/proc/self/fd/%d", fd)
+}
+
+// recvFd reads one byte and the one descriptor that comes with it from
+// f; it returns -1 and no error when the other end closed without one.
+func recvFd(f *os.File) (int, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	buf, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4*4))
+	var n, oobn, flags int
+	var rerr error
+	if err := rc.Read(func(fd uintptr) bool {
+		n, oobn, flags, _, rerr = unix.Recvmsg(int(fd), buf, oob, unix.MSG_CMSG_CLOEXEC)
+		return rerr != unix.EAGAIN
+	}); err != nil {
+		return -1, err
+	}
+	if rerr != nil {
+		return -1, rerr
+	}
+	var fds []int
+	if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil {
+		for i := range msgs {
+			if got, err := unix.ParseUnixRights(&msgs[i]); err == nil {
+				fds = append(fds, got...)
+			}
+		}
+	}
+	switch {
+	case n == 0 && len(fds) == 0:
+		return -1, nil
+	case len(fds) != 1 || flags&unix.MSG_CTRUNC != 0:
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return -1, fmt.Errorf("the init sent %d descriptors for the layer, not one", len(fds))
+	}
+	return fds[0], nil
+}
+
+// receivedLayer returns the root of the layer's tmpfs the init sent, ""
+// when it sent none (or the run has not started); it waits until the
+// init has sent it or closed its end.
+func (b *Box) receivedLayer() (string, error) {
+	g := b.budget
+	if g == nil || g.layerIn == nil {
+		return "", nil
+	}
+	b.mu.Lock()
+	started := b.started
+	b.mu.Unlock()
+	if !started {
+		return "", nil
+	}
+	<-g.layerIn
+	return g.layerRoot, g.layerErr
+}
+
 // watch reads the counters until the run ends.
 func (g *budget) watch() {
+	if g.layerIn != nil {
+		select {
+		case <-g.layerIn:
+		case <-g.stop:
+			return
+		}
+		if g.group == nil && g.layer == nil && !g.writes {
+			return
+		}
+	}
 	t := time.NewTicker(budgetPoll)
 	defer t.Stop()
 	for {
@@ -212,7 +330,13 @@ func (g *budget) over(what string) {
 // over (the counters are read a last time), its peak memory.
 func (g *budget) ended(r *Report) {
 	g.stopOnce.Do(func() { close(g.stop) })
+	if g.layerIn != nil {
+		<-g.layerIn
+	}
 	r.Accounting = g.accounting()
+	if g.wantLayer && g.layer == nil {
+		r.Accounting += "; " + NoDiskTotal
+	}
 	if g.group != nil {
 		r.PeakMemory = g.group.read().peakMemory
 	}
@@ -246,6 +370,9 @@ func (g *budget) close(drained <-chan struct{}) {
 func (g *budget) teardown() {
 	g.stopOnce.Do(func() { close(g.stop) })
 	g.watching.Wait()
+	if g.layerIn != nil {
+		<-g.layerIn
+	}
 	if g.gateW != nil {
 		g.gateW.Close()
 	}
@@ -271,11 +398,7 @@ func (b *Box) makeLayerFS() (ok bool) {
 		return false
 	}
 	defer unix.Close(fsfd)
-	inodes := l.Disk / 4096
-	if inodes < 1024 {
-		inodes = 1024
-	}
-	for _, kv := range [][2]string{{"size", strconv.FormatInt(l.Disk, 10)}, {"nr_inodes", strconv.FormatInt(inodes, 10)},
+	for _, kv := range [][2]string{{"size", strconv.FormatInt(l.Disk, 10)}, {"nr_inodes", strconv.FormatInt(layerInodes(l.Disk), 10)},
 		{"mode", "0700"}, {"uid", strconv.Itoa(b.id.hostUID)}, {"gid", strconv.Itoa(b.id.hostGID)}} {
 		if unix.FsconfigSetString(fsfd, kv[0], kv[1]) != nil {
 			return false
@@ -305,6 +428,46 @@ func (b *Box) makeLayerFS() (ok bool) {
 	b.budget.layer = f
 	b.layerRoot = root
 	return true
+}
+
+// layerInodes is the number of inodes of a layer of disk bytes: one per
+// 4 KiB, at least 1024, so that a flood of empty files fills it too.
+func layerInodes(disk int64) int64 {
+	return max(disk/4096, 1024)
+}
+
+// layerTmpfsOff makes the init's layer probe fail (tests of the
+// fallback).
+var layerTmpfsOff atomic.Bool
+
+// askLayerFS asks the init of a non-root lcp's copy-on-write run to make
+// the layer's tmpfs (lcp cannot: it is not root on the host) and to send
+// it back on a socket whose other end the init inherits (b.layerChild).
+func (b *Box) askLayerFS() error {
+	g := b.budget
+	if b.id.root || b.policy.Limits.Disk <= 0 {
+		return nil
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("layer socket: %w", err)
+	}
+	if err := unix.SetNonblock(fds[0], true); err != nil {
+		unix.Close(fds[0])
+		unix.Close(fds[1])
+		return fmt.Errorf("layer socket: %w", err)
+	}
+	g.layerSock = os.NewFile(uintptr(fds[0]), "lcp-sandbox-layer-socket")
+	g.layerIn = make(chan struct{})
+	b.layerChild = os.NewFile(uintptr(fds[1]), "lcp-sandbox-layer-socket")
+	return nil
+}
+
+// layerConfig is what the init needs to make the layer's tmpfs, with
+// its end of the socket at descriptor fd.
+func (b *Box) layerConfig(fd int) *sbinit.Layer {
+	d := b.policy.Limits.Disk
+	return &sbinit.Layer{Size: d, Inodes: layerInodes(d), Sock: fd, Refuse: layerTmpfsOff.Load()}
 }
 
 // layerHandOver returns a descriptor of the layer's mount for the init,

@@ -353,8 +353,15 @@ func sweepGroups(errs *[]error) []string {
 // Accounting says what bounds the totals of a run on this machine, for
 // this process: "cgroup v1" or "cgroup v2" when a run's control groups
 // can be made (the budget is the kernel's), else "rlimits" (per process
-// limits and tmpfs sizes). It makes and removes a group the first time.
-func Accounting() string { return accounting() }
+// limits and tmpfs sizes); "; no disk total" follows when the sandbox
+// works but a copy-on-write run's layer has no size of its own (Probe's
+// DiskTotal). It makes and removes a group the first time.
+func Accounting() string {
+	if st := Probe(); st.Available && !st.DiskTotal {
+		return accounting() + "; " + NoDiskTotal
+	}
+	return accounting()
+}
 
 var accounting = sync.OnceValue(func() string {
 	g, err := newRunGroup(Limits{TotalMemory: DefaultTotalMemory, Processes: DefaultProcesses})

@@ -25,6 +25,9 @@ func (b *Box) Changes(l *Ledger) (*ChangeSet, error) {
 	if b.tmp == "" {
 		return nil, errors.New("sandbox: the run's workspace is not copy-on-write")
 	}
+	if _, err := b.receivedLayer(); err != nil {
+		return nil, fmt.Errorf("sandbox: the copy-on-write layer: %w", err)
+	}
 	owner := [2]int{-1, -1}
 	if b.id.root {
 		owner = [2]int{b.id.ownUID, b.id.ownGID}

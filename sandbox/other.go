@@ -70,6 +70,8 @@ func Recover(string) (*Recovery, error) { return &Recovery{}, nil }
 // budget is the budget watch of a run: there is none on this system.
 type budget struct{}
 
+func (b *Box) receivedLayer() (string, error) { return "", nil }
+
 // BeginUnit does nothing: there is no sandbox on this system.
 func (b *Box) BeginUnit() {}
 

@@ -45,6 +45,11 @@ type Status struct {
 	// Seccomp says whether runs get the seccomp filter, for which
 	// architecture, or why not.
 	Seccomp string
+	// DiskTotal: a copy-on-write run's layer is a tmpfs of the disk
+	// budget's size (made by lcp as root, by the sandbox's init
+	// otherwise), so the budget bounds its new and changed files
+	// together; false when the layer stays in the temporary folder.
+	DiskTotal bool
 }
 
 var (

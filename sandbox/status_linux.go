@@ -54,26 +54,28 @@ func probe() Status {
 		st.Reason = "the kernel refuses user namespaces (" + st.UserNamespacesWhy + ")"
 		return st
 	}
-	if err := probeRun(); err != nil {
+	total, err := probeRun()
+	if err != nil {
 		st.Reason = err.Error()
 		return st
 	}
-	st.Available, st.Overlay = true, true
+	st.Available, st.Overlay, st.DiskTotal = true, true, total
 	return st
 }
 
 // probeRun runs `echo` in a copy-on-write sandbox and checks that its
 // output and its file arrived: every namespace, the overlay, Landlock and
-// the privilege drop work together.
-func probeRun() error {
+// the privilege drop work together. total says whether its layer had a
+// size of its own (the disk total).
+func probeRun() (total bool, err error) {
 	ws, err := os.MkdirTemp("", "lcp-sandbox-probe-")
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer os.RemoveAll(ws)
 	sh := "/bin/sh"
 	if _, err := os.Stat(sh); err != nil {
-		return fmt.Errorf("no %s to probe with", sh)
+		return false, fmt.Errorf("no %s to probe with", sh)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -83,29 +85,29 @@ func probeRun() error {
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	box, err := wrap(cmd, &Policy{Workspace: ws, Mode: CopyOnWrite, Env: []string{"PATH=/usr/bin:/bin"}})
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer box.Close()
 	err = cmd.Start()
 	box.Started()
 	if err != nil {
-		return fmt.Errorf("start the sandbox: %w", err)
+		return false, fmt.Errorf("start the sandbox: %w", err)
 	}
 	werr := cmd.Wait()
 	r := box.Report()
 	if r.SetupErr != nil {
-		return r.SetupErr
+		return false, r.SetupErr
 	}
 	if werr != nil || strings.TrimSpace(out.String()) != "ok" {
-		return fmt.Errorf("the probe command failed (%v): %s", werr, strings.TrimSpace(errOut.String()))
+		return false, fmt.Errorf("the probe command failed (%v): %s", werr, strings.TrimSpace(errOut.String()))
 	}
 	if _, err := os.Stat(filepath.Join(box.Upper(), "probe.txt")); err != nil {
-		return fmt.Errorf("the copy-on-write layer did not receive the probe's file: %w", err)
+		return false, fmt.Errorf("the copy-on-write layer did not receive the probe's file: %w", err)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "probe.txt")); err == nil {
-		return fmt.Errorf("the probe wrote through to the workspace")
+		return false, fmt.Errorf("the probe wrote through to the workspace")
 	}
-	return nil
+	return !strings.HasSuffix(r.Accounting, NoDiskTotal), nil
 }
 
 // probeFeatures reads what the kernel offers without running anything.

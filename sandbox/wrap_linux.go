@@ -95,7 +95,12 @@ func wrap(cmd *exec.Cmd, p *Policy) (b *Box, err error) {
 		if err := b.makeLayers(); err != nil {
 			return nil, fmt.Errorf("sandbox: copy-on-write layers: %w", err)
 		}
-		b.makeLayerFS()
+		b.budget.wantLayer = pol.Limits.Disk > 0
+		if !b.makeLayerFS() {
+			if err := b.askLayerFS(); err != nil {
+				return nil, fmt.Errorf("sandbox: copy-on-write layers: %w", err)
+			}
+		}
 	}
 	dir := cmd.Dir
 	if dir == "" {
@@ -223,6 +228,11 @@ func (b *Box) handOver(cfg *initConfig, plan *mountPlan) (int, error) {
 	if b.gateR != nil {
 		b.childFiles = append(b.childFiles, b.gateR)
 		cfg.Gate, b.gateR = fd, nil
+		fd++
+	}
+	if b.layerChild != nil {
+		b.childFiles = append(b.childFiles, b.layerChild)
+		cfg.Layer, b.layerChild = b.layerConfig(fd), nil
 	}
 	cfg.ReadOnly, cfg.ReadWrite = plan.readOnly, plan.readWrite
 	if _, err := cfgFile.Write(cfg.Encode()); err != nil {

@@ -11,7 +11,9 @@
 //	    changed 1,000 files, in a 10,000-file workspace (reading the change
 //	    set from the upper layer and applying it as one transaction), with
 //	    the apply's syncs against without them (ChangeSet.NoSync);
-//	(c) one sandboxed run of /bin/true with the budget on and off, its
+//	(c) one sandboxed run of /bin/true with the budget on and off (run as a
+//	    normal user, the budget's copy-on-write difference is the init's
+//	    tmpfs layer), its
 //	    wall time and the CPU time of the init (user+system, with the
 //	    command it reaped) against /bin/true without the sandbox: the CPU
 //	    column is the figure a loaded machine inflates least.
@@ -88,6 +90,7 @@ func budget(n int) {
 	vs := []variant{{"copy-on-write, budget on", sandbox.CopyOnWrite, sandbox.Limits{}}, {"copy-on-write, budget off", sandbox.CopyOnWrite, off},
 		{"write, budget on", sandbox.Write, sandbox.Limits{}}, {"write, budget off", sandbox.Write, off}}
 	times := map[string][]time.Duration{}
+	load0 := loadAvg()
 	// cpus are the user+system times of the process lcp started (the
 	// init, with the command it reaped): the sandbox's own work, which a
 	// loaded machine inflates far less than the wall time. The reference
@@ -131,7 +134,11 @@ func budget(n int) {
 			}
 		}
 	}
-	fmt.Printf("one sandboxed run of /bin/true, %d runs each (alternating, each round starting with the next), accounting %s:\n", n, sandbox.Accounting())
+	fmt.Printf("one sandboxed run of /bin/true, %d runs each (alternating, each round starting with the next), accounting %s, uid %d, load %s -> %s:\n",
+		n, sandbox.Accounting(), os.Getuid(), load0, loadAvg())
+	if os.Getuid() != 0 {
+		fmt.Println("  (lcp is not root: no control group; copy-on-write with the budget on has the init's tmpfs layer of the disk budget, off keeps the layer in the temporary folder)")
+	}
 	for i, v := range vs {
 		ref := pct(times[vs[i|1].name], 50)
 		p50 := pct(times[v.name], 50)
@@ -276,3 +283,16 @@ func pct(ds []time.Duration, p int) time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// loadAvg is the machine's load average over one minute.
+func loadAvg() string {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(raw))
+	if len(f) == 0 {
+		return "?"
+	}
+	return f[0]
+}

@@ -74,8 +74,8 @@ func TestDiscovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := discover.Run(discover.Options{Folders: []string{dir}})
-	if len(res.Diagnostics) != 0 {
-		t.Errorf("diagnostics: %v", res.Diagnostics)
+	if len(res.Diagnostics()) != 0 {
+		t.Errorf("diagnostics: %v", res.Diagnostics())
 	}
 	var names []string
 	for _, tl := range res.Tools {
@@ -100,8 +100,8 @@ func TestDiscovery(t *testing.T) {
 	for _, tl := range opt.Tools {
 		names = append(names, tl.Info().Library.ID+"."+tl.Name)
 	}
-	if want := []string{"mcp_bridge.tool_call_mcp_tool", "mcp_bridge.tool_list_mcp_tools"}; !slices.Equal(names, want) || len(opt.Diagnostics) != 0 {
-		t.Errorf("optional tools = %v (%v), want %v", names, opt.Diagnostics, want)
+	if want := []string{"mcp_bridge.tool_call_mcp_tool", "mcp_bridge.tool_list_mcp_tools"}; !slices.Equal(names, want) || len(opt.Diagnostics()) != 0 {
+		t.Errorf("optional tools = %v (%v), want %v", names, opt.Diagnostics(), want)
 	}
 	for _, lib := range Optional {
 		if _, err := os.Stat(filepath.Join(dir, optionalFolder, lib, lib+".py")); err != nil {

@@ -173,6 +173,7 @@ func writeDoctor(w io.Writer, st sandbox.Status) {
 	} else {
 		row("budget per run", fmt.Sprintf("no control group lcp can use: per process limits and tmpfs sizes bound a run (%d processes and threads)", l.Processes))
 	}
+	row("disk total", diskTotalText(st, l))
 	row("limits per process", fmt.Sprintf("memory %s (RLIMIT_DATA), files up to %s, CPU %s, /tmp %s",
 		gib(l.Memory), gib(l.FileSize), l.CPUTime.Round(time.Second), gib(l.TmpSize)))
 	fmt.Fprintln(w)
@@ -253,4 +254,17 @@ func recoveryLines(r *sandbox.Recovery) []string {
 		lines = append(lines, "could not recover: "+err.Error())
 	}
 	return lines
+}
+
+// diskTotalText says whether the disk budget bounds a copy-on-write
+// run's changes together, for lcp doctor.
+func diskTotalText(st sandbox.Status, l sandbox.Limits) string {
+	switch {
+	case !st.Available:
+		return "no sandbox"
+	case st.DiskTotal:
+		return fmt.Sprintf("%s of copy-on-write changes (the layer is a tmpfs of that size, in memory)", gib(l.Disk))
+	}
+	return fmt.Sprintf("%s: the copy-on-write layer stays in the temporary folder, each file capped at %s (the kernel refused a tmpfs layer)",
+		sandbox.NoDiskTotal, gib(l.FileSize))
 }

@@ -36,8 +36,11 @@ func TestDoctorReport(t *testing.T) {
 		st   sandbox.Status
 		want []string
 	}{
-		{"available", sandbox.Status{Available: true, Root: true, UserNamespaces: true, Overlay: true, LandlockABI: 7, Cgroups: "hybrid", Kernel: "6.18"},
-			[]string{"sandbox                    available", "Landlock                   ABI 7", "copy-on-write", "user namespaces            yes"}},
+		{"available", sandbox.Status{Available: true, Root: true, UserNamespaces: true, Overlay: true, LandlockABI: 7, Cgroups: "hybrid", Kernel: "6.18", DiskTotal: true},
+			[]string{"sandbox                    available", "Landlock                   ABI 7", "copy-on-write", "user namespaces            yes",
+				"disk total                 1 GiB of copy-on-write changes (the layer is a tmpfs"}},
+		{"available, no disk total", sandbox.Status{Available: true, UserNamespaces: true, Overlay: true, Kernel: "6.1"},
+			[]string{"sandbox                    available", "disk total                 no disk total: the copy-on-write layer stays in the temporary folder"}},
 		{"unavailable", sandbox.Status{Reason: "the kernel refuses user namespaces (user.max_user_namespaces is 0)", UserNamespacesWhy: "user.max_user_namespaces is 0"},
 			[]string{"unavailable: the kernel refuses user namespaces", "user namespaces            no (user.max_user_namespaces is 0)", "asks before any command or code that is not proven read-only"}},
 	} {

@@ -43,6 +43,10 @@ type Config struct {
 	// Seccomp installs the filter of seccomp_linux.go before the command
 	// starts.
 	Seccomp bool
+	// Layer, when set, asks the init to keep the workspace's
+	// copy-on-write layer in a tmpfs of its own (a non-root lcp, which
+	// cannot make one itself) and to send lcp the mount's descriptor.
+	Layer *Layer
 	// Landlock rules, in sandbox paths.
 	ReadOnly  []string
 	ReadWrite []string
@@ -89,6 +93,20 @@ type Mount struct {
 	// Fallback of an overlay whose mount fails: a read-only bind instead
 	// (caches), or a set-up failure when false (the workspace).
 	Fallback bool
+}
+
+// Layer is the tmpfs the init makes for the workspace's copy-on-write
+// layer: its size is the run's disk budget, so a full layer is the
+// budget reached. The init sends the mount's descriptor on Sock
+// (SCM_RIGHTS, one byte of data) once the overlay is mounted on it, and
+// closes Sock in any case before the command starts; without the
+// descriptor lcp knows the layer stayed in the host folder (Upper).
+type Layer struct {
+	Size   int64
+	Inodes int64
+	Sock   int
+	// Refuse makes the tmpfs's probe fail (a test knob: the fallback).
+	Refuse bool
 }
 
 // Status is one line the init writes on the status pipe.

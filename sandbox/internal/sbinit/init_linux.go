@@ -101,6 +101,10 @@ func runInit(arg string) (code int) {
 		return s.fail("namespaces", errors.New("the init is not PID 1 of a new PID namespace"))
 	}
 	warnings, step, err := buildRoot(&s.cfg)
+	if s.cfg.Layer != nil {
+		// Sent or not, lcp learns it by this end closing.
+		_ = unix.Close(s.cfg.Layer.Sock)
+	}
 	for _, w := range warnings {
 		s.send(Status{Type: "warn", Step: "mount", Err: w})
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -28,6 +29,7 @@ type builder struct {
 	scratchUp  bool
 	warnings   []string
 	stageCount int
+	layerSent  bool // the copy-on-write layer's tmpfs went to lcp
 }
 
 // buildRoot builds the sandbox's root from cfg.Mounts and moves into it.
@@ -236,6 +238,13 @@ func (b *builder) overlay(m Mount, dst string) error {
 		upper, work = staged+"/upper", staged+"/work"
 	case m.Upper != "":
 		upper, work = oldRoot+m.Upper+"/upper", oldRoot+m.Upper+"/work"
+		if b.cfg.Layer != nil && !b.layerSent {
+			if err := b.overlayOnLayer(lower, dst); err == nil {
+				return nil
+			}
+			// The layer stays in the host folder: no disk total (lcp
+			// sees that no descriptor came).
+		}
 	default:
 		if err := b.scratchLayer(); err != nil {
 			return b.fallback(m, lower, dst, err)
@@ -387,4 +396,95 @@ func loopbackUp() error {
 	}
 	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
 	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
+}
+
+// overlayOnLayer mounts the workspace's overlay with its upper and work
+// folders in a tmpfs of the disk budget's size, made here (the init is
+// root in the run's user namespace), and sends the tmpfs to lcp, which
+// reads the changes through it after the run. Any failure undoes what
+// it mounted: the caller falls back to the host folder.
+func (b *builder) overlayOnLayer(lower, dst string) error {
+	l := b.cfg.Layer
+	mfd, err := layerTmpfs(l)
+	if err != nil {
+		return err
+	}
+	keep, err := unix.FcntlInt(uintptr(mfd), unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		unix.Close(mfd)
+		return err
+	}
+	defer unix.Close(keep)
+	staged, err := b.stageFd(mfd)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	if err := mountOverlayFS(lower, staged+"/upper", staged+"/work", dst); err != nil {
+		_ = unix.Unmount(staged, unix.MNT_DETACH)
+		return err
+	}
+	rights := unix.UnixRights(keep)
+	if err := unix.Sendmsg(l.Sock, []byte{1}, rights, nil, 0); err != nil {
+		if uerr := unix.Unmount(dst, unix.MNT_DETACH); uerr != nil {
+			return fmt.Errorf("send the layer (%v), then unmount: %w", err, uerr)
+		}
+		_ = unix.Unmount(staged, unix.MNT_DETACH)
+		return err
+	}
+	b.layerSent = true
+	return nil
+}
+
+// layerTmpfs makes the layer's tmpfs without a mount point, with its
+// "upper" and "work" folders, and checks that it keeps the user extended
+// attributes overlay needs in a user namespace (Linux 6.6 and later).
+func layerTmpfs(l *Layer) (int, error) {
+	if l.Refuse {
+		return -1, errors.New("the layer's tmpfs is refused (test)")
+	}
+	fsfd, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
+	if err != nil {
+		return -1, err
+	}
+	defer unix.Close(fsfd)
+	for _, kv := range [][2]string{{"size", strconv.FormatInt(l.Size, 10)},
+		{"nr_inodes", strconv.FormatInt(l.Inodes, 10)}, {"mode", "0700"}} {
+		if err := unix.FsconfigSetString(fsfd, kv[0], kv[1]); err != nil {
+			return -1, fmt.Errorf("tmpfs %s: %w", kv[0], err)
+		}
+	}
+	if err := unix.FsconfigCreate(fsfd); err != nil {
+		return -1, err
+	}
+	mfd, err := unix.Fsmount(fsfd, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV)
+	if err != nil {
+		return -1, err
+	}
+	if err := layerFolders(mfd); err != nil {
+		unix.Close(mfd)
+		return -1, err
+	}
+	return mfd, nil
+}
+
+// layerFolders makes "upper" and "work" in the layer's root and probes a
+// user extended attribute on "work".
+func layerFolders(mfd int) error {
+	for _, d := range []string{"upper", "work"} {
+		if err := unix.Mkdirat(mfd, d, 0o700); err != nil {
+			return err
+		}
+	}
+	fd, err := unix.Openat(mfd, "work", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	if err := unix.Fsetxattr(fd, "user.lcp.probe", []byte("1"), 0); err != nil {
+		return fmt.Errorf("user extended attributes: %w", err)
+	}
+	return unix.Fremovexattr(fd, "user.lcp.probe")
 }

@@ -187,6 +187,13 @@ func (c *Config) Encode() []byte {
 		w.int(int64(c.Egress.Fd))
 	}
 	w.bool(c.Seccomp)
+	w.bool(c.Layer != nil)
+	if c.Layer != nil {
+		w.int(c.Layer.Size)
+		w.int(c.Layer.Inodes)
+		w.int(int64(c.Layer.Sock))
+		w.bool(c.Layer.Refuse)
+	}
 	w.strs(c.ReadOnly)
 	w.strs(c.ReadWrite)
 	return w.b
@@ -250,6 +257,9 @@ func DecodeConfig(raw []byte) (Config, error) {
 		c.Egress = &Egress{Port: r.num(), Fd: r.num()}
 	}
 	c.Seccomp = r.bool()
+	if r.bool() {
+		c.Layer = &Layer{Size: r.int(), Inodes: r.int(), Sock: r.num(), Refuse: r.bool()}
+	}
 	c.ReadOnly = r.strs()
 	c.ReadWrite = r.strs()
 	if r.err == nil && len(r.b) > 0 {

@@ -23,6 +23,7 @@ func fullConfig() Config {
 		Limits: Limits{Memory: 2 << 30, Processes: 1024, FileSize: -1, CPUTime: 10 * time.Minute,
 			OpenFiles: 4096, TmpSize: 512 << 20},
 		Gate: 11, PidsGroup: true, Egress: &Egress{Port: 3128, Fd: 8}, Seccomp: true,
+		Layer:    &Layer{Size: 1 << 30, Inodes: 1 << 20, Sock: 12, Refuse: true},
 		ReadOnly: []string{"/"}, ReadWrite: []string{"/tmp", "/work/ws"},
 	}
 }
