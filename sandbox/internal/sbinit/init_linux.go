@@ -80,13 +80,7 @@ func readConfig(arg string) (*initState, error) {
 func runInit(arg string) (code int) {
 	var s *initState
 	defer quietFailure(&s, &code)
-	// The signals are caught on another thread while this one reads the
-	// configuration and builds the root (catchSignals mostly waits for
-	// the runtime's signal thread); the command starts only once they are.
-	// Until then, only the host's processes can signal the init: the
-	// command, and whatever it starts, does not exist yet.
-	caught := make(chan chan os.Signal, 1)
-	go func() { caught <- catchSignals() }()
+	sigs := catchSignals()
 	s, err := readConfig(arg)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "lcp sandbox: %v\n", err)
@@ -131,7 +125,6 @@ func runInit(arg string) (code int) {
 			return s.fail("budget", err)
 		}
 	}
-	sigs := <-caught
 	pid, step, err := s.startCommand()
 	if err != nil {
 		return s.fail(step, err)
