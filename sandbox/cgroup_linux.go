@@ -73,12 +73,10 @@ func groupParents() (version int, mem, pids string, ok bool) {
 			return 1, mem, pids, true
 		}
 	}
-	if u, has := own[""]; has && u != "" {
-		base := cgroupRoot
-		if _, err := os.Stat(filepath.Join(base, "cgroup.subtree_control")); err != nil {
-			base = filepath.Join(cgroupRoot, "unified")
-		}
-		dir := filepath.Join(base, u)
+	if dir := leafParent(); dir != "" {
+		return 2, dir, dir, true
+	}
+	if dir, ok := ownV2Dir(own); ok {
 		sub, err := os.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
 		if err == nil {
 			fields := strings.Fields(string(sub))
@@ -88,6 +86,21 @@ func groupParents() (version int, mem, pids string, ok bool) {
 		}
 	}
 	return 0, "", "", false
+}
+
+// ownV2Dir returns the folder of this process's cgroup v2 group, from
+// own (ownCgroups): under cgroupRoot, or its "unified" folder on a hybrid
+// machine.
+func ownV2Dir(own map[string]string) (string, bool) {
+	u, has := own[""]
+	if !has || u == "" {
+		return "", false
+	}
+	base := cgroupRoot
+	if _, err := os.Stat(filepath.Join(base, "cgroup.subtree_control")); err != nil {
+		base = filepath.Join(cgroupRoot, "unified")
+	}
+	return filepath.Join(base, u), true
 }
 
 func contains(list []string, s string) bool {
@@ -366,7 +379,7 @@ func Accounting() string {
 var accounting = sync.OnceValue(func() string {
 	g, err := newRunGroup(Limits{TotalMemory: DefaultTotalMemory, Processes: DefaultProcesses})
 	if err != nil || g == nil {
-		return "rlimits"
+		return "rlimits" + leafNote()
 	}
 	g.remove()
 	return "cgroup v" + strconv.Itoa(g.version)
