@@ -366,7 +366,8 @@ func sweepGroups(errs *[]error) []string {
 // Accounting says what bounds the totals of a run on this machine, for
 // this process: "cgroup v1" or "cgroup v2" when a run's control groups
 // can be made (the budget is the kernel's), else "rlimits" (per process
-// limits and tmpfs sizes); "; no disk total" follows when the sandbox
+// limits and tmpfs sizes, with UseLeafGroup's reason in parentheses when
+// it was called and refused); "; no disk total" follows when the sandbox
 // works but a copy-on-write run's layer has no size of its own (Probe's
 // DiskTotal). It makes and removes a group the first time.
 func Accounting() string {
