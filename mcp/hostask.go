@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the client's model is asked through sampling, deprecated from protocol 2026-07-28 on (SEP-2577), and still how clients of both wires lend their model
+
 package mcp
 
 import (
@@ -28,7 +30,7 @@ type hostAnswer struct {
 // answerHost resolves the host request r of a call with the call's own
 // ways to ask its client: sample for its model, ask for AskClient's
 // requests; nil means the call has none.
-func answerHost(ctx context.Context, r *tool.Request, sample func(context.Context, *sdk.CreateMessageParams) (*sdk.CreateMessageResult, error), ask clientAsker) tool.Response {
+func answerHost(ctx context.Context, r *tool.Request, sample sampler, ask clientAsker) tool.Response {
 	var a hostAnswer
 	switch q := r.Host.(type) {
 	case *sdk.CreateMessageParams:
@@ -87,7 +89,7 @@ func askViaCall(ask clientAsker) clientAsker {
 
 // sampleViaCall is the sampling of a call's model: its requests put
 // through the call as host requests that sample answers.
-func sampleViaCall(sample func(context.Context, *sdk.CreateMessageParams) (*sdk.CreateMessageResult, error)) func(context.Context, *sdk.CreateMessageParams) (*sdk.CreateMessageResult, error) {
+func sampleViaCall(sample sampler) sampler {
 	return func(ctx context.Context, p *sdk.CreateMessageParams) (*sdk.CreateMessageResult, error) {
 		got, err := askHost(ctx, p, func() (any, error) { return sample(ctx, p) })
 		if err != nil {

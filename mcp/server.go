@@ -667,7 +667,7 @@ type serverCall struct {
 	// offers none; its requests are host requests of the call, which
 	// sample answers.
 	model  tool.Generator
-	sample func(context.Context, *sdk.CreateMessageParams) (*sdk.CreateMessageResult, error)
+	sample sampler
 	// frontEnd makes the front end of the call's session; it is made when
 	// the tool first asks, as most calls never do.
 	frontEnd func() *clientFrontEnd
