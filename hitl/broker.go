@@ -162,6 +162,11 @@ func (b *Broker) Ask(ctx context.Context, r *tool.Request) (tool.Response, error
 	if ctx.Err() != nil {
 		return req.Cancelled("the call was cancelled"), tool.ContextError(ctx, req.Tool)
 	}
+	if req.Kind == tool.KindHost {
+		// The host's own request (an MCP client's model, say) is for the
+		// front end that made the call, never a person's question.
+		return tool.Nobody{}.Answer(req), nil
+	}
 
 	b.mu.Lock()
 	if b.closed {

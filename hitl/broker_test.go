@@ -608,3 +608,22 @@ func TestPrepareDeploymentThroughTheBroker(t *testing.T) {
 		})
 	}
 }
+
+// TestHostRequestNeverReachesAPerson: a request of the host's own
+// (tool.KindHost) that reaches a broker is declined at once, under every
+// policy, and its front end never sees it.
+func TestHostRequestNeverReachesAPerson(t *testing.T) {
+	for _, approve := range []hitl.Approval{hitl.ApproveAsk, hitl.ApproveAllow} {
+		var asked atomic.Bool
+		fe := hitl.FrontEndFunc(func(_ context.Context, r *tool.Request) (tool.Response, error) {
+			asked.Store(true)
+			return r.Submitted("a person's answer"), nil
+		})
+		b := hitl.New(fe, &hitl.Options{Policy: hitl.Policy{Approve: approve}})
+		resp, err := b.Ask(context.Background(), &tool.Request{Kind: tool.KindHost, Tool: "t", Host: "the model's request"})
+		if err != nil || resp.Action != tool.Decline || asked.Load() {
+			t.Errorf("policy %q: %+v, %v, front end asked: %v; want a decline, nobody asked", approve, resp, err, asked.Load())
+		}
+		b.Close()
+	}
+}

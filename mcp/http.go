@@ -286,6 +286,11 @@ func newProtocolHeader(r *http.Request) bool {
 type peekMessage struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
+	Params struct {
+		Meta struct {
+			ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion"`
+		} `json:"_meta"`
+	} `json:"params"`
 }
 
 // servePOST reads the body (bounded), applies the limits that the SDK
@@ -338,6 +343,16 @@ func (g *guard) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
+	batch := isBatch(body)
+	var single peekMessage
+	decoded := !batch && json.Unmarshal(body, &single) == nil
+	if rerr := versionHeaderMismatch(r.Header.Get("Mcp-Protocol-Version"), single.Params.Meta.ProtocolVersion); decoded && rerr != nil {
+		// Checked before the wire is chosen by the header: a 2026-07-28
+		// request with a header of the older wire is a mismatch, not a
+		// request for a revision the server does not serve.
+		writeRPCError(w, http.StatusBadRequest, single.ID, rerr)
+		return
+	}
 	if target := s.forwardTarget(r, body); target != nil {
 		s.forward(w, r, target)
 		return
@@ -364,7 +379,7 @@ func (g *guard) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 
 	var msgs []peekMessage
-	if batch := isBatch(body); batch {
+	if batch {
 		// A batch is refused before it is decoded: its messages would each
 		// be served at once, in a stream of their own.
 		switch {
@@ -386,11 +401,8 @@ func (g *guard) servePOST(w http.ResponseWriter, r *http.Request) {
 				Message: fmt.Sprintf("a JSON-RPC batch may have at most %d messages, not %d", g.opts.MaxBatch, len(msgs))})
 			return
 		}
-	} else {
-		var m peekMessage
-		if json.Unmarshal(body, &m) == nil {
-			msgs = []peekMessage{m}
-		}
+	} else if decoded {
+		msgs = []peekMessage{single}
 	}
 	var callID json.RawMessage
 	calls := 0

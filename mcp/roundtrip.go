@@ -98,7 +98,8 @@ func (s *Server) startRoundTrip(ctx context.Context, req *sdk.CallToolRequest, c
 		}
 		return rt.ask(ctx, &inputAsk{reqs: reqs, reply: make(chan sdk.InputResponseMap, 1)})
 	}
-	c.model = newClientModel(rt.sample, req.ClientCapabilities(), clientName(req.ClientInfo()))
+	c.sample = rt.sample
+	c.model = newClientModel(sampleViaCall(c.sample), req.ClientCapabilities(), clientName(req.ClientInfo()))
 	if c.model == nil {
 		c.model = &absentModel{c: c}
 	}

@@ -19,6 +19,11 @@ import (
 // tool asks without a limit (MCP requires one).
 const DefaultSamplingMaxTokens = 1024
 
+// sampler asks a client's model: sampling/createMessage on the older
+// wire, an input request of a round on the newer, a host request of the
+// call (hostask.go) for a tool's model.
+type sampler = func(context.Context, *sdk.CreateMessageParams) (*sdk.CreateMessageResult, error)
+
 // clientModel is the language model of an MCP client that offers
 // sampling: the tool.Generator the server puts in each call of such a
 // client, so that omni-tools (lollms_client_instance.generate_text,

@@ -594,7 +594,8 @@ func (s *Server) handleCall(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 		if ss != nil {
 			// A client that offers sampling lends its model to the call.
 			//lint:ignore SA1019 see sampling.go: still how clients lend their model
-			c.model = newClientModel(ss.CreateMessage, req.ClientCapabilities(), clientName(req.ClientInfo()))
+			c.sample = ss.CreateMessage
+			c.model = newClientModel(sampleViaCall(c.sample), req.ClientCapabilities(), clientName(req.ClientInfo()))
 		}
 		c.frontEnd = func() *clientFrontEnd {
 			fe := newClientFrontEnd(s, req.ClientCapabilities(), clientName(req.ClientInfo()))
@@ -663,8 +664,10 @@ type serverCall struct {
 	progress   progressSink
 	session    *sdk.ServerSession
 	// model is the client's language model (sampling), nil when it
-	// offers none.
-	model tool.Generator
+	// offers none; its requests are host requests of the call, which
+	// sample answers.
+	model  tool.Generator
+	sample sampler
 	// frontEnd makes the front end of the call's session; it is made when
 	// the tool first asks, as most calls never do.
 	frontEnd func() *clientFrontEnd
@@ -672,29 +675,43 @@ type serverCall struct {
 	// noSampling: the call asked for the client's model, which the client
 	// did not declare (absentModel).
 	noSampling atomic.Bool
-	// ask puts AskClient's requests to the client (clientinput.go).
+	// ask puts AskClient's requests to the client (clientinput.go); the
+	// tool's AskClient makes them host requests of the call, which ask
+	// answers.
 	ask clientAsker
 }
 
 // drive runs the handler to completion (tool.Drive), answering its
-// requests through the session's front end and reporting its progress and
+// requests through the session's front end (the host's own, its model's
+// and AskClient's, with sample and ask) and reporting its progress and
 // log records to the client.
 func (c *serverCall) drive(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
 	if c.ask != nil {
-		ctx = withClientAsker(ctx, c.ask)
+		ctx = withClientAsker(ctx, askViaCall(c.ask))
 	}
 	return tool.Drive(ctx, c.h, args, &tool.CallOptions{
 		CallID: c.id,
 		Respond: func(ctx context.Context, r *tool.Request) tool.Response {
+			if r.Kind == tool.KindHost {
+				return answerHost(ctx, r, c.sample, c.ask)
+			}
 			if c.fe == nil {
 				c.fe = c.frontEnd()
 			}
 			return c.s.brokerFor(c.session).Respond(hitl.WithFrontEnd(ctx, c.fe), r)
 		},
-		OnRequest:  c.progress.waiting,
-		OnResponse: func(*tool.Request, tool.Response) { c.progress.waiting(nil) },
-		OnEvent:    c.event,
-		Generator:  c.model,
+		OnRequest: func(r *tool.Request) {
+			if r.Kind != tool.KindHost {
+				c.progress.waiting(r)
+			}
+		},
+		OnResponse: func(r *tool.Request, _ tool.Response) {
+			if r.Kind != tool.KindHost {
+				c.progress.waiting(nil)
+			}
+		},
+		OnEvent:   c.event,
+		Generator: c.model,
 	})
 }
 

@@ -344,13 +344,16 @@ func (t *Tasks) StartCall(ctx context.Context, owner string, call *TaskCall) (*T
 	t.wg.Add(1)
 	t.mu.Unlock()
 	t.notify(task)
-	runCtx = withClientAsker(runCtx, t.clientAsker(task.ID, live, call.ClientCapabilities, maps.Clone(call.Given)))
-	go t.run(runCtx, task.ID, name, args, live)
+	// AskClient's requests are host requests of the call, which the
+	// task's asker answers (hostask.go).
+	asker := t.clientAsker(task.ID, live, call.ClientCapabilities, maps.Clone(call.Given))
+	runCtx = withClientAsker(runCtx, askViaCall(asker))
+	go t.run(runCtx, task.ID, name, args, live, asker)
 	return cloneTask(task), nil
 }
 
 // run drives the call of a task to its end and records the outcome.
-func (t *Tasks) run(ctx context.Context, id, name string, args json.RawMessage, live *liveTask) {
+func (t *Tasks) run(ctx context.Context, id, name string, args json.RawMessage, live *liveTask, asker clientAsker) {
 	defer t.wg.Done()
 	defer func() {
 		t.mu.Lock()
@@ -365,6 +368,9 @@ func (t *Tasks) run(ctx context.Context, id, name string, args json.RawMessage, 
 	opts.CallID = id
 	opts.Confirm, opts.Interact = nil, nil
 	opts.Respond = func(ctx context.Context, r *tool.Request) tool.Response {
+		if r.Kind == tool.KindHost {
+			return answerHost(ctx, r, nil, asker)
+		}
 		return t.ask(ctx, id, live, r)
 	}
 	res, err := tool.Call(ctx, t.ts, name, args, &opts)

@@ -66,8 +66,9 @@ type TaskHTTPOptions struct {
 // passes every other request to next unchanged. It makes the server's
 // Host, Origin and token checks first (TaskHTTPOptions.HTTP). A request declares the
 // extension in its _meta's client capabilities; its Mcp-Method,
-// Mcp-Name and Mcp-Protocol-Version headers, when present, must match
-// the body (HeaderMismatch, -32020). A request whose _meta names a
+// Mcp-Name headers, when present, must match the body, and its
+// Mcp-Protocol-Version header must be there and match _meta's version
+// (HeaderMismatch, -32020), as Server.Handler requires of every request. A request whose _meta names a
 // version the SDK does not serve on the stateless wire is next's to
 // answer (UnsupportedProtocolVersion): it starts no task.
 func TasksHandler(next http.Handler, tasks *Tasks, opts *TaskHTTPOptions) http.Handler {
@@ -209,13 +210,13 @@ var statelessRevisions = slices.DeleteFunc(sdk.SupportedProtocolVersions(), func
 func statelessRevision(v string) bool { return slices.Contains(statelessRevisions, v) }
 
 // headersMatch refuses a request whose Mcp-Method, Mcp-Name or
-// Mcp-Protocol-Version header disagrees with its body (SEP-2243), with
-// HeaderMismatch.
+// Mcp-Protocol-Version header disagrees with its body (SEP-2243), or
+// that lacks the Mcp-Protocol-Version header, with HeaderMismatch.
 func (h *tasksHandler) headersMatch(w http.ResponseWriter, r *http.Request, req *taskRequest, name string) bool {
-	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && v != req.Params.Meta.ProtocolVersion {
+	if rerr := versionHeaderMismatch(r.Header.Get("Mcp-Protocol-Version"), req.Params.Meta.ProtocolVersion); rerr != nil {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
-		writeRPC(w, req.ID, nil, &jsonrpc.Error{Code: codeHeaderMismatch, Message: "the Mcp-Protocol-Version header does not match the request's _meta version"})
+		writeRPC(w, req.ID, nil, rerr)
 		return false
 	}
 	if m := r.Header.Get("Mcp-Method"); m != "" && m != req.Method {
@@ -235,6 +236,23 @@ func (h *tasksHandler) headersMatch(w http.ResponseWriter, r *http.Request, req 
 
 // codeHeaderMismatch is HeaderMismatch (SEP-2243).
 const codeHeaderMismatch = -32020
+
+// versionHeaderMismatch is HeaderMismatch for a request whose _meta
+// names the protocol version meta while its Mcp-Protocol-Version header
+// (header) is missing or names another: on the 2026-07-28 transport the
+// header must be there and match _meta. It is nil when they agree and
+// when _meta names no version (the older wire, where the header alone
+// counts).
+func versionHeaderMismatch(header, meta string) *jsonrpc.Error {
+	switch {
+	case meta == "" || header == meta:
+		return nil
+	case header == "":
+		return &jsonrpc.Error{Code: codeHeaderMismatch, Message: fmt.Sprintf("the Mcp-Protocol-Version header is missing: a request whose _meta names protocol version %q must carry it", meta)}
+	default:
+		return &jsonrpc.Error{Code: codeHeaderMismatch, Message: fmt.Sprintf("the Mcp-Protocol-Version header %q does not match the request's _meta version %q", header, meta)}
+	}
+}
 
 // rewrite passes a request to next and changes each JSON-RPC message of
 // its answer with change, whether the answer is JSON or an event stream:
@@ -268,37 +286,26 @@ func (h *tasksHandler) rewrite(w http.ResponseWriter, r *http.Request, change fu
 // withTasksExtension adds the tasks extension to the capabilities of a
 // server/discover answer; anything else is returned as it is.
 func withTasksExtension(msg []byte) []byte {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(msg, &m) != nil || m["result"] == nil {
-		return msg
-	}
-	var res map[string]json.RawMessage
-	if json.Unmarshal(m["result"], &res) != nil {
-		return msg
-	}
-	var caps map[string]json.RawMessage
-	if c := res["capabilities"]; c != nil && json.Unmarshal(c, &caps) != nil {
-		return msg
-	}
-	if caps == nil {
-		caps = map[string]json.RawMessage{}
-	}
-	var ext map[string]json.RawMessage
-	if e := caps["extensions"]; e != nil && json.Unmarshal(e, &ext) != nil {
-		return msg
-	}
-	if ext == nil {
-		ext = map[string]json.RawMessage{}
-	}
-	ext[TasksExtension] = json.RawMessage(`{}`)
-	caps["extensions"], _ = json.Marshal(ext)
-	res["capabilities"], _ = json.Marshal(caps)
-	m["result"], _ = json.Marshal(res)
-	out, err := json.Marshal(m)
-	if err != nil {
-		return msg
-	}
-	return out
+	return editResult(msg, func(res map[string]json.RawMessage) bool {
+		var caps map[string]json.RawMessage
+		if c := res["capabilities"]; c != nil && json.Unmarshal(c, &caps) != nil {
+			return false
+		}
+		if caps == nil {
+			caps = map[string]json.RawMessage{}
+		}
+		var ext map[string]json.RawMessage
+		if e := caps["extensions"]; e != nil && json.Unmarshal(e, &ext) != nil {
+			return false
+		}
+		if ext == nil {
+			ext = map[string]json.RawMessage{}
+		}
+		ext[TasksExtension] = json.RawMessage(`{}`)
+		caps["extensions"], _ = json.Marshal(ext)
+		res["capabilities"], _ = json.Marshal(caps)
+		return true
+	})
 }
 
 // withTaskSupport adds to each tool of a tools/list answer the task
@@ -306,38 +313,47 @@ func withTasksExtension(msg []byte) []byte {
 // "optional", "required"), so that a client knows before it calls which
 // calls become tasks. Anything else is returned as it is.
 func (h *tasksHandler) withTaskSupport(msg []byte) []byte {
+	return editResult(msg, func(res map[string]json.RawMessage) bool {
+		var tools []map[string]json.RawMessage
+		if json.Unmarshal(res["tools"], &tools) != nil {
+			return false
+		}
+		for _, t := range tools {
+			var name string
+			if json.Unmarshal(t["name"], &name) != nil {
+				return false
+			}
+			support := h.opts.Support(name)
+			if support == "" {
+				support = TaskForbidden
+			}
+			var exec map[string]json.RawMessage
+			if e := t["execution"]; e != nil && json.Unmarshal(e, &exec) != nil {
+				return false
+			}
+			if exec == nil {
+				exec = map[string]json.RawMessage{}
+			}
+			exec["taskSupport"], _ = json.Marshal(support)
+			t["execution"], _ = json.Marshal(exec)
+		}
+		res["tools"], _ = json.Marshal(tools)
+		return true
+	})
+}
+
+// editResult changes the result object of a JSON-RPC answer msg with
+// edit, which reports whether it could; msg is returned as it is when it
+// is not an answer with an object result, or when edit could not.
+func editResult(msg []byte, edit func(res map[string]json.RawMessage) bool) []byte {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(msg, &m) != nil || m["result"] == nil {
 		return msg
 	}
 	var res map[string]json.RawMessage
-	if json.Unmarshal(m["result"], &res) != nil {
+	if json.Unmarshal(m["result"], &res) != nil || res == nil || !edit(res) {
 		return msg
 	}
-	var tools []map[string]json.RawMessage
-	if json.Unmarshal(res["tools"], &tools) != nil {
-		return msg
-	}
-	for _, t := range tools {
-		var name string
-		if json.Unmarshal(t["name"], &name) != nil {
-			return msg
-		}
-		support := h.opts.Support(name)
-		if support == "" {
-			support = TaskForbidden
-		}
-		var exec map[string]json.RawMessage
-		if e := t["execution"]; e != nil && json.Unmarshal(e, &exec) != nil {
-			return msg
-		}
-		if exec == nil {
-			exec = map[string]json.RawMessage{}
-		}
-		exec["taskSupport"], _ = json.Marshal(support)
-		t["execution"], _ = json.Marshal(exec)
-	}
-	res["tools"], _ = json.Marshal(tools)
 	m["result"], _ = json.Marshal(res)
 	out, err := json.Marshal(m)
 	if err != nil {

@@ -48,12 +48,18 @@ const declaredMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-0
 const plainMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 
 // postRPC sends one JSON-RPC request and returns the HTTP status and the
-// decoded answer.
+// decoded answer. It sends Mcp-Protocol-Version 2026-07-28 unless header
+// names another, or none (an empty value).
 func postRPC(t *testing.T, url, body string, header map[string]string) (int, map[string]json.RawMessage) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
 	for k, v := range header {
+		if v == "" {
+			req.Header.Del(k)
+			continue
+		}
 		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
@@ -113,6 +119,8 @@ func TestTasksHandler(t *testing.T) {
 		code   int64
 	}{
 		{"Mcp-Name disagrees", `{"jsonrpc":"2.0","id":4,"method":"tasks/get","params":{"taskId":"` + id + `",` + declaredMeta + `}}`, map[string]string{"Mcp-Name": "another"}, 400, codeHeaderMismatch},
+		{"Mcp-Protocol-Version missing", `{"jsonrpc":"2.0","id":4,"method":"tasks/get","params":{"taskId":"` + id + `",` + declaredMeta + `}}`, map[string]string{"Mcp-Protocol-Version": ""}, 400, codeHeaderMismatch},
+		{"Mcp-Protocol-Version of the older wire", `{"jsonrpc":"2.0","id":4,"method":"tasks/get","params":{"taskId":"` + id + `",` + declaredMeta + `}}`, map[string]string{"Mcp-Protocol-Version": "2025-11-25"}, 400, codeHeaderMismatch},
 		{"Mcp-Method disagrees", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"block",` + declaredMeta + `}}`, map[string]string{"Mcp-Method": "tasks/get"}, 400, codeHeaderMismatch},
 		{"tasks/get undeclared", `{"jsonrpc":"2.0","id":6,"method":"tasks/get","params":{"taskId":"` + id + `",` + plainMeta + `}}`, nil, 200, codeMissingCapable},
 		{"a required task undeclared", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"greet","arguments":{"name":"x"},` + plainMeta + `}}`, nil, 200, codeMissingCapable},
@@ -204,6 +212,7 @@ func TestTasksHandlerChecksFirst(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(call))
 			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
 			for k, v := range c.header {
 				req.Header.Set(k, v)
 			}

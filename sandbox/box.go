@@ -84,7 +84,8 @@ type Report struct {
 	PeakMemory int64
 	// Accounting says what bounded the run's totals: "cgroup v1",
 	// "cgroup v2", or "rlimits" (per process limits and tmpfs sizes
-	// only); a copy-on-write run whose layer had no size of its own
+	// only), followed by " (cgroup v2 leaf group not used: why)" when
+	// UseLeafGroup was called and refused; a copy-on-write run whose layer had no size of its own
 	// (the layer stayed in the temporary folder) adds "; no disk total"
 	// (NoDiskTotal).
 	Accounting string

@@ -57,7 +57,7 @@ func (g *budget) accounting() string {
 	if g.group != nil {
 		return "cgroup v" + strconv.Itoa(g.group.version)
 	}
-	return "rlimits"
+	return "rlimits" + leafNote()
 }
 
 // prepareBudget makes the run's control groups and the gate the init

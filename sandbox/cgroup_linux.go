@@ -73,12 +73,10 @@ func groupParents() (version int, mem, pids string, ok bool) {
 			return 1, mem, pids, true
 		}
 	}
-	if u, has := own[""]; has && u != "" {
-		base := cgroupRoot
-		if _, err := os.Stat(filepath.Join(base, "cgroup.subtree_control")); err != nil {
-			base = filepath.Join(cgroupRoot, "unified")
-		}
-		dir := filepath.Join(base, u)
+	if dir := leafParent(); dir != "" {
+		return 2, dir, dir, true
+	}
+	if dir, ok := ownV2Dir(own); ok {
 		sub, err := os.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
 		if err == nil {
 			fields := strings.Fields(string(sub))
@@ -88,6 +86,21 @@ func groupParents() (version int, mem, pids string, ok bool) {
 		}
 	}
 	return 0, "", "", false
+}
+
+// ownV2Dir returns the folder of this process's cgroup v2 group, from
+// own (ownCgroups): under cgroupRoot, or its "unified" folder on a hybrid
+// machine.
+func ownV2Dir(own map[string]string) (string, bool) {
+	u, has := own[""]
+	if !has || u == "" {
+		return "", false
+	}
+	base := cgroupRoot
+	if _, err := os.Stat(filepath.Join(base, "cgroup.subtree_control")); err != nil {
+		base = filepath.Join(cgroupRoot, "unified")
+	}
+	return filepath.Join(base, u), true
 }
 
 func contains(list []string, s string) bool {
@@ -353,7 +366,8 @@ func sweepGroups(errs *[]error) []string {
 // Accounting says what bounds the totals of a run on this machine, for
 // this process: "cgroup v1" or "cgroup v2" when a run's control groups
 // can be made (the budget is the kernel's), else "rlimits" (per process
-// limits and tmpfs sizes); "; no disk total" follows when the sandbox
+// limits and tmpfs sizes, with UseLeafGroup's reason in parentheses when
+// it was called and refused); "; no disk total" follows when the sandbox
 // works but a copy-on-write run's layer has no size of its own (Probe's
 // DiskTotal). It makes and removes a group the first time.
 func Accounting() string {
@@ -366,7 +380,7 @@ func Accounting() string {
 var accounting = sync.OnceValue(func() string {
 	g, err := newRunGroup(Limits{TotalMemory: DefaultTotalMemory, Processes: DefaultProcesses})
 	if err != nil || g == nil {
-		return "rlimits"
+		return "rlimits" + leafNote()
 	}
 	g.remove()
 	return "cgroup v" + strconv.Itoa(g.version)

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -80,3 +81,11 @@ func (b *Box) EndUnit() error { return nil }
 
 // Accounting returns "rlimits": there is no sandbox on this system.
 func Accounting() string { return "rlimits" }
+
+// UseLeafGroup does nothing and says why: control groups are Linux's.
+func UseLeafGroup() error {
+	return errors.New("cgroup v2 leaf group: control groups need Linux (this is " + runtime.GOOS + ")")
+}
+
+// LeafGroupStatus returns "": UseLeafGroup does nothing on this system.
+func LeafGroupStatus() string { return "" }

@@ -55,6 +55,10 @@ type Invocation struct {
 	// the call in the caller's goroutine and answers its requests with
 	// Drive's callbacks, from the goroutine that asks.
 	driver *driver
+	// stepped is set by Start: the caller answers between steps, so a
+	// call must be able to pause at any request, its host's own
+	// (KindHost) included, also when its tool declares no interaction.
+	stepped bool
 }
 
 // driver is what Drive lends a handler that runs its call inline: the
@@ -144,9 +148,11 @@ func (h *handler) Invoke(ctx context.Context, inv Invocation) (Step, error) {
 	if inv.CallID == "" {
 		inv.CallID = newCallID()
 	}
-	if h.info.Interactions == (Capabilities{}) || (inv.driver != nil && h.opts != nil && h.opts.ReturnsOnCancel) {
+	if (h.info.Interactions == (Capabilities{}) && !inv.stepped) || (inv.driver != nil && h.opts != nil && h.opts.ReturnsOnCancel) {
 		// A tool that cannot ask anything runs to completion right here:
-		// no goroutine, no channels. So does a call that Drive runs, when
+		// no goroutine, no channels (under Drive its host's requests are
+		// answered in place; a Run that Start steps gets a goroutine, so
+		// that they can be Steps). So does a call that Drive runs, when
 		// its function returns as soon as it is cancelled: Drive answers
 		// its requests from the goroutine that asks, and a cancelled call
 		// returns at once as it would from a goroutine of its own. (Waking

@@ -114,6 +114,8 @@ func (c Capabilities) allows(r *Request) bool {
 		return c.Select
 	case KindForm:
 		return c.Form && (!r.Validate || c.FormValidation)
+	case KindHost:
+		return true // the host's own request, not the person's
 	}
 	return false
 }

@@ -27,6 +27,13 @@ const (
 	KindSelect Kind = "select"
 	// KindForm asks for a JSON object described by Schema.
 	KindForm Kind = "form"
+	// KindHost is a request of the host's own, not a question for a
+	// person: the front end that made the call answers it from what only
+	// it has (the MCP client's model, the client's input requests).
+	// Host carries it and the answer's Value is the host's answer, both
+	// opaque to lcp's other parts. A tool needs no declared interaction
+	// to make one, and a front end without such a host declines it.
+	KindHost Kind = "host"
 )
 
 // Request is a question a running tool puts to its caller. The fields a
@@ -63,6 +70,9 @@ type Request struct {
 	Source string   `json:"source,omitempty"`
 	Label  string   `json:"label,omitempty"`
 	Argv   []string `json:"argv,omitempty"`
+	// Host is the host's own request of a KindHost request, for the front
+	// end that made the call; it does not cross a wire.
+	Host any `json:"-"`
 }
 
 // Action is how a Response resolves its Request.
@@ -146,6 +156,10 @@ func NewID() string {
 func (r *Request) Check() error {
 	switch r.Kind {
 	case KindConfirm, KindText, KindSecret:
+	case KindHost:
+		if r.Host == nil {
+			return &InvalidInteractionError{ID: r.ID, Message: "a host request needs the host's request (Host)"}
+		}
 	case KindSelect:
 		if len(r.Options) == 0 {
 			return &InvalidInteractionError{ID: r.ID, Message: "a select request needs options"}
@@ -180,6 +194,8 @@ func (r *Request) CheckResponse(resp Response) (any, error) {
 		return nil, &InvalidInteractionError{ID: resp.ID, Message: fmt.Sprintf("unknown action %q", resp.Action)}
 	}
 	switch r.Kind {
+	case KindHost:
+		return resp.Value, nil // the host's answer, for the host
 	case KindConfirm:
 		var d Decision
 		switch v := resp.Value.(type) {

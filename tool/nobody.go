@@ -66,6 +66,8 @@ func (n Nobody) Answer(r *Request) Response {
 		}
 	case KindSecret:
 		return r.Declined(fmt.Sprintf("Not answered: nobody can enter the secret (%s).", why))
+	case KindHost:
+		return r.Declined("Not answered: the call's host has no client to put its request to.")
 	}
 	return r.Declined(fmt.Sprintf("Not answered: nobody can answer the question (%s).", why))
 }

@@ -59,7 +59,7 @@ func (r *Run) start(ctx context.Context, args json.RawMessage) (Step, error) {
 	o := r.opts
 	step, err := r.h.Invoke(ctx, Invocation{CallID: o.CallID, Arguments: args, Workspace: o.Workspace,
 		Context: o.Context, Conversation: o.Conversation, OnEvent: o.OnEvent, Parent: o.Parent, Generator: o.Generator,
-		driver: r.drv})
+		driver: r.drv, stepped: r.drv == nil})
 	return r.after(step, err)
 }
 

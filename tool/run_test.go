@@ -32,6 +32,14 @@ func TestRunSteps(t *testing.T) {
 		}
 		return textResult("deleted"), nil
 	}
+	// plain declares no interaction and asks its host (a model, say).
+	plain := Info{Name: "plain"}
+	hostAnswer := func(r *Request) Response {
+		if r.Kind != KindHost || r.Host != "the prompt" {
+			return r.Declined(fmt.Sprintf("not the host's request: %+v", r))
+		}
+		return r.Submitted("the model's text")
+	}
 	for _, tt := range []struct {
 		name    string
 		info    *Info
@@ -41,6 +49,12 @@ func TestRunSteps(t *testing.T) {
 		want    string // the result's text, or its error
 		refused string // Result.Rejection's reason; "" for none
 	}{
+		// The host's own request pauses a call as a question does, also
+		// a call whose tool declares no interaction.
+		{"the host's request of a tool that declares no interaction", &plain, hostAskFn, nil,
+			[]func(r *Request) Response{hostAnswer}, "the model's text", ""},
+		{"the host's request of a tool that asks", &askCity, hostAskFn, nil,
+			[]func(r *Request) Response{hostAnswer}, "the model's text", ""},
 		{"answered", &askCity, askCityFn, nil,
 			[]func(r *Request) Response{func(r *Request) Response { return r.Submitted("Paris") }}, "weather in Paris", ""},
 		// A call Drive would run inline (a Python call) pauses at its
@@ -154,4 +168,47 @@ func ExampleStart() {
 	// Output:
 	// asked: Which city?
 	// sunny in Lyon
+}
+
+// hostAskFn puts a request of its host's own ("the prompt") and returns
+// the host's answer, or why there was none.
+func hostAskFn(ctx context.Context, _ *CallRequest) (*Result, error) {
+	resp, err := Ask(ctx, &Request{Kind: KindHost, Host: "the prompt"})
+	if err != nil {
+		return nil, err
+	}
+	if resp.Action != Submit {
+		return textResult("no answer: " + resp.Reason), nil
+	}
+	return textResult(fmt.Sprint(resp.Value)), nil
+}
+
+// Drive answers the host's requests in place, also for a tool that
+// declares no interaction (run inline): with Respond, or Nobody's
+// decline when it has no callbacks.
+func TestDriveHostRequests(t *testing.T) {
+	plain := Info{Name: "plain"}
+	respond := func(_ context.Context, r *Request) Response {
+		if r.Kind != KindHost {
+			return r.Declined("not the host's request")
+		}
+		return r.Submitted("from the host: " + fmt.Sprint(r.Host))
+	}
+	for _, tt := range []struct {
+		name string
+		info *Info
+		opts *CallOptions
+		want string
+	}{
+		{"inline", &plain, &CallOptions{Respond: respond}, "from the host: the prompt"},
+		{"in a goroutine", &askCity, &CallOptions{Respond: respond}, "from the host: the prompt"},
+		{"no callbacks", &plain, nil, "no answer: Not answered: the call's host has no client"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Drive(context.Background(), NewHandler(tt.info, hostAskFn, nil), nil, tt.opts)
+			if err != nil || !strings.Contains(res.Text(), tt.want) {
+				t.Fatalf("Drive = %+v, %v; want %q", res, err, tt.want)
+			}
+		})
+	}
 }

@@ -155,7 +155,15 @@ func ExitCode(err error) int {
 // after the process has started. Anything else (no argument, a flag, help,
 // completion, an unknown word to suggest a command for) gets the whole
 // tree.
-func Main(env *Env) int { return run1(env, newRoot(env, hotCommand(env.Args))) }
+//
+// LCP_CGROUP=leaf is acted on first, before any command runs (leafGroup).
+func Main(env *Env) int {
+	if err := leafGroup(env, sandbox.UseLeafGroup); err != nil {
+		fmt.Fprintln(env.Stderr, "lcp:", err)
+		return ExitCode(err)
+	}
+	return run1(env, newRoot(env, hotCommand(env.Args)))
+}
 
 // hotCommand is the subcommand Main builds alone for args: the first
 // argument when it names one, "" otherwise.

@@ -165,6 +165,7 @@ func writeDoctor(w io.Writer, st sandbox.Status) {
 		cg += "; pids controller " + st.PidsController
 	}
 	row("cgroups", cg)
+	row("cgroup v2 leaf group", leafGroupRow(sandbox.LeafGroupStatus()))
 	l := sandbox.Limits{}.WithDefaults()
 	acc := sandbox.Accounting()
 	if strings.HasPrefix(acc, "cgroup") {
