@@ -142,7 +142,7 @@ func (a *applier) changedSince(dir int, name string, c Change) (bool, error) {
 		// by entry (removeTree).
 		return false, nil
 	}
-	ctime := time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
+	ctime := time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec))
 	if !ctime.After(a.since) {
 		return false, nil
 	}

@@ -662,7 +662,7 @@ func checkTree(dir int, name string, since time.Time) error {
 			if err := checkTree(fd, n, since); err != nil {
 				return err
 			}
-		} else if time.Unix(st.Ctim.Sec, st.Ctim.Nsec).After(since) {
+		} else if time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec)).After(since) {
 			return errConflict
 		}
 	}

@@ -229,7 +229,7 @@ func (s *initState) supervise(pid int, sigs chan os.Signal) int {
 	m := Status{Type: "exit", PeakProcs: int(peak.Load())}
 	var ru unix.Rusage
 	if unix.Getrusage(unix.RUSAGE_CHILDREN, &ru) == nil {
-		m.MaxRSS = ru.Maxrss << 10
+		m.MaxRSS = int64(ru.Maxrss) << 10
 	}
 	switch {
 	case ws.Signaled():
