@@ -341,6 +341,8 @@ def tool_slow(flag: str):
 		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
+		// The 2026-07-28 wire: the header repeats _meta's version.
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
