@@ -197,6 +197,9 @@ func (pr *proc) call(ctx context.Context, op string, req *Request, host Host, en
 	end()
 	if err == nil && pr.callEnded != nil {
 		if err := pr.callEnded(); err != nil {
+			// The run went over a budget and its wrap ends the process:
+			// no later call may be handed to it before it is seen dead.
+			pr.kill(CauseKilled, "its run went over a budget: "+err.Error())
 			return nil, nil, err
 		}
 	}

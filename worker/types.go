@@ -92,8 +92,9 @@ type Wrapped struct {
 	CallStarted func()
 	// CallEnded is called once a call's result has arrived, before the
 	// caller gets it; an error fails the call with that error instead
-	// (the call went over a budget, say). It is not called for a call
-	// that failed or was left by its caller.
+	// (the call went over a budget, say) and ends the process: the next
+	// call starts a fresh one. It is not called for a call that failed
+	// or was left by its caller.
 	CallEnded func() error
 }
 

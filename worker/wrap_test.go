@@ -42,9 +42,18 @@ func TestWrap(t *testing.T) {
 	if starts != ends || starts < 2 {
 		t.Errorf("%d starts, %d ends for two calls", starts, ends)
 	}
+	pidLib := writeLib(t, "hookedpid", "import os\ndef tool_pid():\n    return os.getpid()\n")
+	before := mustCall(t, hooked, ws, pidLib, "tool_pid", `{}`)
 	fail = errors.New("over the budget")
-	if _, err := hooked.Call(context.Background(), &Request{Workspace: ws, Library: hlib, Function: "tool_one"}, nil); !errors.Is(err, fail) {
+	if _, err := hooked.Call(context.Background(), &Request{Workspace: ws, Library: pidLib, Function: "tool_pid"}, nil); !errors.Is(err, fail) {
 		t.Errorf("a call whose end fails: err = %v", err)
+	}
+	// The process whose call went over is ended at once (the hook does
+	// not end it here, as a sandbox would): the next call, made before
+	// its death could be noticed, runs in a fresh worker.
+	fail = nil
+	if after := mustCall(t, hooked, ws, pidLib, "tool_pid", `{}`); string(after.Value) == string(before.Value) {
+		t.Errorf("the call after the one over the budget ran in the same worker (pid %s)", after.Value)
 	}
 	refused := writeLib(t, "refused", "def tool_x():\n    return 1\n")
 	_, err := p.Call(context.Background(), &Request{Workspace: ws, Library: refused, Function: "tool_x"}, nil)
