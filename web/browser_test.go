@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -99,6 +100,20 @@ func (p *page) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
+// typeKeys types v into the first visible node sel finds, as
+// chromedp.SendKeys does for a text field. SendKeys itself reads the
+// node's attributes before taking the node's lock, while chromedp's DOM
+// event loop may be changing them (the page sets attributes as a field
+// is filled): a data race in chromedp that -race reports in our tests.
+func typeKeys[S chromedp.Selectable](sel S, v string) chromedp.Action[chromedp.Void] {
+	return chromedp.QueryAfter(sel, func(ctx context.Context, t *chromedp.Target, nodes []*chromedp.Node) (chromedp.Void, error) {
+		if len(nodes) == 0 {
+			return chromedp.Void{}, fmt.Errorf("selector %v found no node to type into", sel)
+		}
+		return chromedp.KeyEventNode(nodes[0], v)(ctx, t)
+	}, chromedp.NodeVisible)
+}
+
 // eval evaluates a JavaScript expression.
 func eval[T any](p *page, expr string) T {
 	p.t.Helper()
@@ -133,7 +148,7 @@ func (p *page) run(toolName string, fields map[string]string) {
 	}
 	for name, v := range fields {
 		sel := chromedp.CSS(card + ` [data-field="` + name + `"] input, ` + card + ` [data-field="` + name + `"] textarea`)
-		p.do("fill "+name, chromedp.Clear(sel), chromedp.SendKeys(sel, v))
+		p.do("fill "+name, chromedp.Clear(sel), typeKeys(sel, v))
 	}
 	p.do("run "+toolName, chromedp.Click(chromedp.CSS(card+` button[type="submit"]`)))
 }
@@ -295,7 +310,7 @@ func TestBrowser(t *testing.T) {
 	// A confirmation, rejected with feedback that reaches the tool.
 	p.run("guarded", nil)
 	req = p.request("guarded", "confirm")
-	p.do("feedback", chromedp.SendKeys(chromedp.CSS(req+` textarea.feedback`), "not on a Friday"),
+	p.do("feedback", typeKeys(chromedp.CSS(req+` textarea.feedback`), "not on a Friday"),
 		chromedp.Click(chromedp.CSS(req+` button[data-action="reject"]`)))
 	if res := p.result("guarded", 2); !strings.Contains(res, "rejected: not on a Friday") {
 		t.Errorf("rejected: %s", res)
@@ -307,7 +322,7 @@ func TestBrowser(t *testing.T) {
 	if typ := eval[string](p, `document.querySelector('`+req+` input.answer').type`); typ != "password" {
 		t.Errorf("secret field type %q", typ)
 	}
-	p.do("type the secret", chromedp.SendKeys(chromedp.CSS(req+` input.answer`), secret),
+	p.do("type the secret", typeKeys(chromedp.CSS(req+` input.answer`), secret),
 		chromedp.Click(chromedp.CSS(req+` button[data-action="submit"]`)))
 	if res := p.result("login", 1); !strings.Contains(res, "got a key of 29 characters") {
 		t.Errorf("secret: %s", res)
@@ -336,7 +351,7 @@ func TestBrowser(t *testing.T) {
 	// A form.
 	p.run("survey", nil)
 	req = p.request("survey", "form")
-	p.do("fill the form", chromedp.SendKeys(chromedp.CSS(req+` [data-field="name"] input`), "Ada"),
+	p.do("fill the form", typeKeys(chromedp.CSS(req+` [data-field="name"] input`), "Ada"),
 		chromedp.Click(chromedp.CSS(req+` button[data-action="submit"]`)))
 	if res := p.result("survey", 1); !strings.Contains(res, `"name": "Ada"`) || !strings.Contains(res, `"age": 30`) {
 		t.Errorf("form: %s", res)

@@ -329,7 +329,7 @@ func TestBrowserRejectedCall(t *testing.T) {
 	_, p := openPage(t, testTools(t))
 	p.run("guarded", nil)
 	req := p.request("guarded", "confirm")
-	p.do("reject", chromedp.SendKeys(chromedp.CSS(req+` textarea.feedback`), "not today"),
+	p.do("reject", typeKeys(chromedp.CSS(req+` textarea.feedback`), "not today"),
 		chromedp.Click(chromedp.CSS(req+` button[data-action="reject"]`)))
 	p.result("guarded", 1)
 	card := `#calls article.call[data-tool="guarded"]`
