@@ -84,6 +84,8 @@ type entry struct {
 	seq      uint64        // of its opened event
 	opened   time.Time
 	deadline time.Time
+	limit    time.Duration           // how long it may wait (<= 0: no limit)
+	feCtx    context.Context         // the front end's context, cancelled by stop
 	stop     context.CancelCauseFunc // cancels the front end's context
 	done     chan struct{}           // closed once resolved
 	resp     tool.Response           // the answer, set before done closes
@@ -148,8 +150,66 @@ func (b *Broker) Respond(ctx context.Context, r *tool.Request) tool.Response {
 // *tool.ClosedError after Close. A request nobody answers in time is not
 // an error: it is declined with ApprovalTimedOut or QuestionTimedOut.
 func (b *Broker) Ask(ctx context.Context, r *tool.Request) (tool.Response, error) {
+	if ctx.Err() != nil && r != nil {
+		req := cloneRequest(r)
+		if req.Check() == nil {
+			if req.ID == "" {
+				req.ID = tool.NewID()
+			}
+			return req.Cancelled("the call was cancelled"), tool.ContextError(ctx, req.Tool)
+		}
+	}
+	fe := FrontEndFrom(ctx)
+	if fe == nil {
+		fe = b.fe
+	}
+	e, resp, err := b.open(ctx, r, fe != nil)
+	if e == nil {
+		return resp, err
+	}
+	if fe != nil {
+		go func() {
+			defer b.asking.Done()
+			b.ask(e.feCtx, fe, e)
+		}()
+	}
+	var timeout <-chan time.Time
+	if limit := e.limit; limit > 0 {
+		t := time.NewTimer(limit)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-e.done:
+	case <-timeout:
+		b.resolve(e, timedOut(e.req), ByTimeout, EventTimedOut, ErrTimedOut)
+	case <-ctx.Done():
+		b.resolve(e, e.req.Cancelled("the call was cancelled"), ByCaller, EventWithdrawn, ErrWithdrawn)
+	}
+	<-e.done
+	return e.result(ctx)
+}
+
+// result is what Ask returns for e once it is resolved.
+func (e *entry) result(ctx context.Context) (tool.Response, error) {
+	if e.by == ByCaller {
+		return e.resp, tool.ContextError(ctx, e.req.Tool)
+	}
+	if e.by == ByBroker {
+		return e.resp, &tool.ClosedError{What: "hitl broker"}
+	}
+	return e.resp, nil
+}
+
+// open is what Ask and Open share: it checks r and answers it at once
+// when it can (a malformed request, the host's own, the always memory,
+// the policy, a drain, a closed broker), returning a nil entry and the
+// answer; otherwise it makes r pending and returns its entry, whose
+// opened event is out. asking counts a front end about to be asked
+// (b.asking), under the lock Close takes.
+func (b *Broker) open(ctx context.Context, r *tool.Request, asking bool) (*entry, tool.Response, error) {
 	if r == nil {
-		return tool.Response{}, fmt.Errorf("hitl: %w", &tool.InvalidInteractionError{Message: "no request"})
+		return nil, tool.Response{}, fmt.Errorf("hitl: %w", &tool.InvalidInteractionError{Message: "no request"})
 	}
 	req := cloneRequest(r)
 	if req.ID == "" {
@@ -157,28 +217,25 @@ func (b *Broker) Ask(ctx context.Context, r *tool.Request) (tool.Response, error
 	}
 	if err := req.Check(); err != nil {
 		b.log.Warn("hitl: invalid request", "id", req.ID, "tool", req.Tool, "kind", string(req.Kind), "error", err)
-		return tool.Response{ID: req.ID, Action: tool.Decline, Reason: err.Error()}, fmt.Errorf("hitl: %w", err)
-	}
-	if ctx.Err() != nil {
-		return req.Cancelled("the call was cancelled"), tool.ContextError(ctx, req.Tool)
+		return nil, tool.Response{ID: req.ID, Action: tool.Decline, Reason: err.Error()}, fmt.Errorf("hitl: %w", err)
 	}
 	if req.Kind == tool.KindHost {
 		// The host's own request (an MCP client's model, say) is for the
 		// front end that made the call, never a person's question.
-		return tool.Nobody{}.Answer(req), nil
+		return nil, tool.Nobody{}.Answer(req), nil
 	}
 
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
-		return req.Cancelled("the broker is closed"), &tool.ClosedError{What: "hitl broker"}
+		return nil, req.Cancelled("the broker is closed"), &tool.ClosedError{What: "hitl broker"}
 	}
 	if req.Kind == tool.KindConfirm {
 		if resp, by, ok := b.decideLocked(req); ok {
 			b.publishLocked(Event{Type: EventAnswered, Request: masked(req), Response: redacted(req, resp), By: by})
 			b.mu.Unlock()
 			b.logResolved(req, resp, by)
-			return resp, nil
+			return nil, resp, nil
 		}
 	}
 	if b.drain != "" {
@@ -187,31 +244,26 @@ func (b *Broker) Ask(ctx context.Context, r *tool.Request) (tool.Response, error
 		b.publishLocked(Event{Type: EventAnswered, Request: masked(req), Response: redacted(req, resp), By: ByDrain})
 		b.mu.Unlock()
 		b.logResolved(req, resp, ByDrain)
-		return resp, nil
+		return nil, resp, nil
 	}
 	if _, dup := b.pending[req.ID]; dup {
 		b.mu.Unlock()
 		err := &tool.InvalidInteractionError{ID: req.ID, Message: "a request with this id is already pending"}
-		return tool.Response{ID: req.ID, Action: tool.Decline, Reason: err.Error()}, fmt.Errorf("hitl: %w", err)
-	}
-	fe := FrontEndFrom(ctx)
-	if fe == nil {
-		fe = b.fe
+		return nil, tool.Response{ID: req.ID, Action: tool.Decline, Reason: err.Error()}, fmt.Errorf("hitl: %w", err)
 	}
 	limit := b.questionLimit
 	if req.Kind == tool.KindConfirm {
 		limit = b.confirmLimit
 	}
-	e := &entry{req: req, shown: masked(req), opened: time.Now(), done: make(chan struct{})}
+	e := &entry{req: req, shown: masked(req), opened: time.Now(), limit: limit, done: make(chan struct{})}
 	if limit > 0 {
 		e.deadline = e.opened.Add(limit)
 	}
 	// The front end's context keeps the call's values but is cancelled
 	// only by the broker, so that its cause always says why.
-	feCtx, stop := context.WithCancelCause(context.WithoutCancel(ctx))
-	e.stop = stop
+	e.feCtx, e.stop = context.WithCancelCause(context.WithoutCancel(ctx))
 	b.pending[req.ID] = e
-	if fe != nil {
+	if asking {
 		// Counted under the lock that Close takes first, so that Close
 		// waits for every front end it did not prevent from starting.
 		b.asking.Add(1)
@@ -220,34 +272,7 @@ func (b *Broker) Ask(ctx context.Context, r *tool.Request) (tool.Response, error
 	b.mu.Unlock()
 	b.log.Info("hitl: request opened", "id", req.ID, "kind", string(req.Kind), "tool", req.Tool,
 		"library", req.Library, "call_id", req.CallID, "label", req.Label)
-
-	if fe != nil {
-		go func() {
-			defer b.asking.Done()
-			b.ask(feCtx, fe, e)
-		}()
-	}
-	var timeout <-chan time.Time
-	if limit > 0 {
-		t := time.NewTimer(limit)
-		defer t.Stop()
-		timeout = t.C
-	}
-	select {
-	case <-e.done:
-	case <-timeout:
-		b.resolve(e, timedOut(req), ByTimeout, EventTimedOut, ErrTimedOut)
-	case <-ctx.Done():
-		b.resolve(e, req.Cancelled("the call was cancelled"), ByCaller, EventWithdrawn, ErrWithdrawn)
-	}
-	<-e.done
-	if e.by == ByCaller {
-		return e.resp, tool.ContextError(ctx, req.Tool)
-	}
-	if e.by == ByBroker {
-		return e.resp, &tool.ClosedError{What: "hitl broker"}
-	}
-	return e.resp, nil
+	return e, tool.Response{}, nil
 }
 
 // decideLocked answers a confirmation without a person when the always

@@ -41,53 +41,63 @@ func newClientFrontEnd(s *Server, caps *sdk.ClientCapabilities, client string) *
 
 // Ask puts r to the person through the client.
 func (f *clientFrontEnd) Ask(ctx context.Context, r *tool.Request) (tool.Response, error) {
+	q, err := f.plan(ctx, r)
+	if err != nil {
+		return tool.Response{}, err
+	}
+	if q.now != nil {
+		return *q.now, nil
+	}
+	defer q.close()
+	res, err := f.elicit(ctx, q.params)
+	if err != nil {
+		return tool.Response{}, fmt.Errorf("asking through the MCP client: %w", err)
+	}
+	return f.finish(ctx, r, q, res)
+}
+
+// question is what the front end does with one request: answer it at
+// once (now), or put params to the client and make the answer with
+// finish from the client's result.
+type question struct {
+	now    *tool.Response
+	params *sdk.ElicitParams
+	// page is a secret's page, open until close: the client is asked
+	// to open it (URL mode), and the value comes from there.
+	page *secretPage
+}
+
+func (q *question) close() {
+	if q.page != nil {
+		q.page.close()
+	}
+}
+
+// plan decides how r is put to the person without asking yet: the
+// wires differ only in how the elicitation reaches the client (a request
+// on the session, or an input request of the call's result).
+func (f *clientFrontEnd) plan(ctx context.Context, r *tool.Request) (*question, error) {
 	if r.Kind == tool.KindSecret {
-		return f.askSecret(ctx, r)
+		return f.planSecret(ctx, r)
 	}
 	if !f.form {
 		// Nobody can be asked through this client: the policy answers,
 		// with a reason that says why.
-		return f.s.opts.Unattended(ctx, r, f.client), nil
+		resp := f.s.opts.Unattended(ctx, r, f.client)
+		return &question{now: &resp}, nil
 	}
 	p, err := toElicit(r)
 	if err != nil {
-		return tool.Response{}, err
+		return nil, err
 	}
-	res, err := f.elicit(withAsk(ctx, r), p)
-	if err != nil {
-		return tool.Response{}, fmt.Errorf("asking through the MCP client: %w", err)
-	}
-	return fromResult(r, res), nil
+	return &question{params: p}, nil
 }
 
-// askSecret never lets the secret pass through the client: MCP forbids
-// secrets in form elicitation. The client is asked (URL mode) to open a
-// page lcp serves on loopback for this one request, where the person types
-// the secret into a masked field.
-func (f *clientFrontEnd) askSecret(ctx context.Context, r *tool.Request) (tool.Response, error) {
-	if f.noSecretPage {
-		return r.Declined("lcp serves this client statelessly (replicas behind a load balancer), so it cannot open its page for a secret: give the value to the tool another way (environment or host configuration)."), nil
-	}
-	if !f.url && !f.form {
-		return f.s.opts.Unattended(ctx, r, f.client), nil
-	}
-	if !f.url {
-		return r.Declined(fmt.Sprintf("lcp cannot ask for a secret through the MCP client %s: MCP forbids secrets in form elicitation, and this client does not support URL-mode elicitation, through which lcp would open a page of its own. Give the value to the tool another way (environment or host configuration).", f.client)), nil
-	}
-	page, err := f.s.secrets.open(r)
-	if err != nil {
-		return tool.Response{}, fmt.Errorf("opening the secret page: %w", err)
-	}
-	defer page.close()
-	id := tool.NewID()
-	msg := "Open this page to enter the secret lcp asks for"
-	if r.Title != "" {
-		msg += ": " + r.Title
-	}
-	msg += ". The value goes to lcp directly, not through this client."
-	res, err := f.elicit(withAsk(ctx, r), &sdk.ElicitParams{Mode: "url", Message: msg, URL: page.url, ElicitationID: id})
-	if err != nil {
-		return tool.Response{}, fmt.Errorf("asking through the MCP client: %w", err)
+// finish turns the client's result of q into the answer to r; for a
+// secret it waits, within ctx, for the value typed into the page.
+func (f *clientFrontEnd) finish(ctx context.Context, r *tool.Request, q *question, res *sdk.ElicitResult) (tool.Response, error) {
+	if q.page == nil {
+		return fromResult(r, res), nil
 	}
 	switch res.Action {
 	case actionAccept:
@@ -96,13 +106,14 @@ func (f *clientFrontEnd) askSecret(ctx context.Context, r *tool.Request) (tool.R
 	default:
 		return r.Declined("The user declined to open the page for the secret."), nil
 	}
+	id := q.params.ElicitationID
 	select {
-	case v := <-page.value:
+	case v := <-q.page.value:
 		if f.complete != nil {
 			f.complete(ctx, id)
 		}
 		return r.Submitted(v), nil
-	case <-page.declined:
+	case <-q.page.declined:
 		if f.complete != nil {
 			f.complete(ctx, id)
 		}
@@ -110,6 +121,34 @@ func (f *clientFrontEnd) askSecret(ctx context.Context, r *tool.Request) (tool.R
 	case <-ctx.Done():
 		return tool.Response{}, ctx.Err()
 	}
+}
+
+// planSecret never lets the secret pass through the client: MCP forbids
+// secrets in form elicitation. The client is asked (URL mode) to open a
+// page lcp serves on loopback for this one request, where the person types
+// the secret into a masked field.
+func (f *clientFrontEnd) planSecret(ctx context.Context, r *tool.Request) (*question, error) {
+	var resp tool.Response
+	switch {
+	case f.noSecretPage:
+		resp = r.Declined("lcp serves this client statelessly (replicas behind a load balancer), so it cannot open its page for a secret: give the value to the tool another way (environment or host configuration).")
+	case !f.url && !f.form:
+		resp = f.s.opts.Unattended(ctx, r, f.client)
+	case !f.url:
+		resp = r.Declined(fmt.Sprintf("lcp cannot ask for a secret through the MCP client %s: MCP forbids secrets in form elicitation, and this client does not support URL-mode elicitation, through which lcp would open a page of its own. Give the value to the tool another way (environment or host configuration).", f.client))
+	default:
+		page, err := f.s.secrets.open(r)
+		if err != nil {
+			return nil, fmt.Errorf("opening the secret page: %w", err)
+		}
+		msg := "Open this page to enter the secret lcp asks for"
+		if r.Title != "" {
+			msg += ": " + r.Title
+		}
+		msg += ". The value goes to lcp directly, not through this client."
+		return &question{page: page, params: &sdk.ElicitParams{Mode: "url", Message: msg, URL: page.url, ElicitationID: tool.NewID()}}, nil
+	}
+	return &question{now: &resp}, nil
 }
 
 // RejectUnattended is the default answer for clients that cannot be

@@ -113,9 +113,11 @@ func hostAskServer(t *testing.T, caps tool.Capabilities) (*Server, *stepRecorder
 // TestHostRequestsAreSteps: the client's model and AskClient's requests
 // of a call leave its Handler as Steps of the host's own (tool.KindHost),
 // carrying the client's requests, on both wires, and the tool gets the
-// client's answers through them; a tool that declares no interaction
-// runs inline under tool.Drive, which answers them in place, with the
-// same outcome.
+// client's answers through them. On the 2025-11-25 wire a tool that
+// declares no interaction runs inline under tool.Drive, which answers
+// them in place, with the same outcome; the 2026-07-28 wire steps every
+// call's tool.Run from its requests, so they are Steps there for every
+// tool.
 func TestHostRequestsAreSteps(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
@@ -136,12 +138,13 @@ func testHostRequests(t *testing.T, caps tool.Capabilities, steps [2]string) {
 	defer cancel()
 	answers := surveyAnswers()
 	cases := []struct {
-		tool  string
-		want  string
-		steps string
+		tool    string
+		want    string
+		steps   string // on the 2025-11-25 wire
+		stepped string // on the 2026-07-28 wire
 	}{
-		{"survey", "Ada: hello (file:///work)", steps[0]},
-		{"ask_model", "hello", steps[1]},
+		{"survey", "Ada: hello (file:///work)", steps[0], "[host greeting,name,roots]"},
+		{"ask_model", "hello", steps[1], "[host sampling]"},
 	}
 
 	t.Run("2025-11-25", func(t *testing.T) {
@@ -193,8 +196,8 @@ func testHostRequests(t *testing.T, caps tool.Capabilities, steps [2]string) {
 			if got := textOf(t, res); got != tc.want {
 				t.Errorf("%s: result %q, want %q", tc.tool, got, tc.want)
 			}
-			if got := fmt.Sprint(rec.taken()); got != tc.steps {
-				t.Errorf("%s: steps %s, want %s", tc.tool, got, tc.steps)
+			if got, want := fmt.Sprint(rec.taken()), tc.stepped; got != want {
+				t.Errorf("%s: steps %s, want %s", tc.tool, got, want)
 			}
 		}
 	})

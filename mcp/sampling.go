@@ -86,19 +86,6 @@ func (m *clientModel) GenerateJSON(ctx context.Context, prompt string, options j
 	}
 }
 
-// sample asks the client's model, as elicit asks the person.
-func (rt *roundTrip) sample(ctx context.Context, p *sdk.CreateMessageParams) (*sdk.CreateMessageResult, error) {
-	resp, err := rt.input(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	// A model's answer to lcp is its text (normalizeAnswer).
-	if res, ok := normalizeAnswer(p, resp); ok {
-		return res.(*sdk.CreateMessageResult), nil
-	}
-	return nil, errors.New("the client did not answer the sampling request")
-}
-
 // absentModel is the model of a client of the 2026-07-28 revision that
 // declares no sampling: asking it fails the call, and a call that fails
 // after asking it is answered with MissingRequiredClientCapability

@@ -299,7 +299,7 @@ func (s *Server) Close() error {
 	s.brokers = map[*sdk.ServerSession]*hitl.Broker{}
 	s.mu.Unlock()
 	for _, rt := range trips {
-		rt.cancel(errors.New("the server is closing"))
+		rt.end("the server is closing")
 	}
 	for _, b := range brokers {
 		b.Close()
@@ -686,20 +686,34 @@ type serverCall struct {
 // and AskClient's, with sample and ask) and reporting its progress and
 // log records to the client.
 func (c *serverCall) drive(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
+	opts := c.options()
+	opts.Respond = func(ctx context.Context, r *tool.Request) tool.Response {
+		if r.Kind == tool.KindHost {
+			return answerHost(ctx, r, c.sample, c.ask)
+		}
+		if c.fe == nil {
+			c.fe = c.frontEnd()
+		}
+		return c.s.brokerFor(c.session).Respond(hitl.WithFrontEnd(ctx, c.fe), r)
+	}
+	return tool.Drive(c.withAsker(ctx), c.h, args, opts)
+}
+
+// withAsker gives ctx the call's way to ask its client for AskClient.
+func (c *serverCall) withAsker(ctx context.Context) context.Context {
 	if c.ask != nil {
 		ctx = withClientAsker(ctx, askViaCall(c.ask))
 	}
-	return tool.Drive(ctx, c.h, args, &tool.CallOptions{
+	return ctx
+}
+
+// options are the call's options on every path (Drive, a Run the
+// 2026-07-28 wire steps): its id, its progress and log records, the
+// status "waiting for the user" while a person's request is pending, the
+// client's model. Whoever runs the call sets how it is answered.
+func (c *serverCall) options() *tool.CallOptions {
+	return &tool.CallOptions{
 		CallID: c.id,
-		Respond: func(ctx context.Context, r *tool.Request) tool.Response {
-			if r.Kind == tool.KindHost {
-				return answerHost(ctx, r, c.sample, c.ask)
-			}
-			if c.fe == nil {
-				c.fe = c.frontEnd()
-			}
-			return c.s.brokerFor(c.session).Respond(hitl.WithFrontEnd(ctx, c.fe), r)
-		},
 		OnRequest: func(r *tool.Request) {
 			if r.Kind != tool.KindHost {
 				c.progress.waiting(r)
@@ -712,7 +726,7 @@ func (c *serverCall) drive(ctx context.Context, args json.RawMessage) (*tool.Res
 		},
 		OnEvent:   c.event,
 		Generator: c.model,
-	})
+	}
 }
 
 // event forwards a call's progress as notifications/progress (when the
