@@ -124,7 +124,9 @@ func (s *Server) startRoundTrip(ctx context.Context, req *sdk.CallToolRequest, c
 	// Run's host requests, which the rounds put to the client; these
 	// direct ways are for a context that carries no call.
 	c.ask = func(context.Context, sdk.InputRequestMap) (sdk.InputResponseMap, error) { return nil, errDirectAsk }
-	c.sample = func(context.Context, *sdk.CreateMessageParams) (*sdk.CreateMessageResult, error) { return nil, errDirectAsk }
+	c.sample = func(context.Context, *sdk.CreateMessageParams) (*sdk.CreateMessageResult, error) {
+		return nil, errDirectAsk
+	}
 	c.model = newClientModel(sampleViaCall(c.sample), caps, clientName(req.ClientInfo()))
 	if c.model == nil {
 		c.model = &absentModel{c: c}
