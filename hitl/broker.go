@@ -133,7 +133,15 @@ func New(fe FrontEnd, opts *Options) *Broker {
 // tool.CallOptions.Respond. A malformed request is declined with a reason
 // that says what is wrong; a withdrawn one is cancelled.
 func (b *Broker) Respond(ctx context.Context, r *tool.Request) tool.Response {
-	resp, err := b.Ask(ctx, r)
+	return b.RespondVia(ctx, nil, r)
+}
+
+// RespondVia is Respond with fe as the front end that asks the person
+// this one request, instead of the one the context names (WithFrontEnd)
+// or the broker's own; a nil fe means those. An MCP server puts each
+// call's requests to the client the call came from this way.
+func (b *Broker) RespondVia(ctx context.Context, fe FrontEnd, r *tool.Request) tool.Response {
+	resp, err := b.ask(ctx, fe, r)
 	if err != nil && resp.Action == "" {
 		resp = tool.Response{Action: tool.Decline, Reason: err.Error()}
 		if r != nil {
@@ -150,6 +158,12 @@ func (b *Broker) Respond(ctx context.Context, r *tool.Request) tool.Response {
 // *tool.ClosedError after Close. A request nobody answers in time is not
 // an error: it is declined with ApprovalTimedOut or QuestionTimedOut.
 func (b *Broker) Ask(ctx context.Context, r *tool.Request) (tool.Response, error) {
+	return b.ask(ctx, nil, r)
+}
+
+// ask is Ask with fe as the front end (nil: the context's, else the
+// broker's own).
+func (b *Broker) ask(ctx context.Context, fe FrontEnd, r *tool.Request) (tool.Response, error) {
 	if ctx.Err() != nil && r != nil {
 		req := cloneRequest(r)
 		if req.Check() == nil {
@@ -159,7 +173,9 @@ func (b *Broker) Ask(ctx context.Context, r *tool.Request) (tool.Response, error
 			return req.Cancelled("the call was cancelled"), tool.ContextError(ctx, req.Tool)
 		}
 	}
-	fe := FrontEndFrom(ctx)
+	if fe == nil {
+		fe = FrontEndFrom(ctx)
+	}
 	if fe == nil {
 		fe = b.fe
 	}
@@ -170,7 +186,7 @@ func (b *Broker) Ask(ctx context.Context, r *tool.Request) (tool.Response, error
 	if fe != nil {
 		go func() {
 			defer b.asking.Done()
-			b.ask(e.feCtx, fe, e)
+			b.put(e.feCtx, fe, e)
 		}()
 	}
 	var timeout <-chan time.Time
@@ -290,9 +306,9 @@ func (b *Broker) decideLocked(req *tool.Request) (tool.Response, By, bool) {
 	return tool.Response{}, "", false
 }
 
-// ask puts e to fe and resolves e with the answer, unless something else
+// put puts e to fe and resolves e with the answer, unless something else
 // resolved it first.
-func (b *Broker) ask(ctx context.Context, fe FrontEnd, e *entry) {
+func (b *Broker) put(ctx context.Context, fe FrontEnd, e *entry) {
 	resp, err := fe.Ask(ctx, cloneRequest(e.req))
 	if ctx.Err() != nil {
 		return // resolved meanwhile: the front end's answer is moot

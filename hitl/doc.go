@@ -12,10 +12,17 @@
 //     approvals are listed by Grants and forgotten by Revoke.
 //   - The Policy may approve or reject every confirmation without asking
 //     (the lcp command's --yes and --approve flags).
-//   - Everything else goes to a FrontEnd: the broker's, or the one the
-//     call's context names (WithFrontEnd), as an MCP server does to route a
-//     call's questions to the client that made it. Several requests may be
-//     pending at once; each is answered exactly once.
+//   - Everything else goes to a FrontEnd: the broker's, the one given for
+//     the request (RespondVia), as an MCP server does to route a call's
+//     questions to the client that made it, or the one the call's context
+//     names (WithFrontEnd). Several requests may be pending at once; each
+//     is answered exactly once.
+//   - A front end that answers later rather than while the call waits (an
+//     MCP client of protocol 2026-07-28 answers with its next request)
+//     opens the request with Open instead: what the broker can decide it
+//     answers at once, and the rest is a Ticket, pending like any request
+//     until the front end settles it with Resolve or something else
+//     (Answer, an always grant, the limit, Drain, Close) does first.
 //   - Nobody answering within the limit (ConfirmLimit, 300 s; QuestionLimit,
 //     600 s) rejects the confirmation with "Approval request timed out." or
 //     declines the question (an LCP tool gets None). A call cancelled

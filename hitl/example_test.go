@@ -90,3 +90,26 @@ func ExampleParseInteraction() {
 	// select [eu-west us-east] eu-west <nil>
 	// invalid interaction: a "select" request needs a non-empty "options" list
 }
+
+// A front end whose person answers with a later request (an MCP client of
+// protocol 2026-07-28) opens the request, hands it over, and settles the
+// ticket when the answer comes; what the broker can decide alone needs no
+// ticket.
+func ExampleBroker_Open() {
+	broker := hitl.New(nil, nil)
+	defer broker.Close()
+	broker.Remember("system_shell", "git status")
+
+	_, resp, _ := broker.Open(context.Background(), &tool.Request{Kind: tool.KindConfirm, Library: "system_shell", Label: "git status"})
+	fmt.Println("git status:", resp.Value)
+
+	ticket, _, _ := broker.Open(context.Background(), &tool.Request{Kind: tool.KindConfirm, Library: "system_shell", Label: "git push"})
+	fmt.Println("pending:", len(broker.Pending()))
+	// ... the client's next request brings the person's answer:
+	resp = ticket.Resolve(ticket.Request().Submitted(tool.Allow))
+	fmt.Println("git push:", resp.Value, "pending:", len(broker.Pending()))
+	// Output:
+	// git status: always
+	// pending: 1
+	// git push: allow pending: 0
+}

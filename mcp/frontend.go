@@ -12,8 +12,10 @@ import (
 // clientFrontEnd is the hitl.FrontEnd of one MCP client session: form
 // elicitation for confirmations and questions, URL elicitation to a page
 // of lcp's for secrets. The server gives each call the front end of the
-// session it came from (hitl.WithFrontEnd), so two sessions never see
-// each other's questions.
+// session it came from (hitl.Broker.RespondVia), so two sessions never
+// see each other's questions. On the 2026-07-28 wire the call's round
+// trip uses plan and finish instead of Ask: the client answers with its
+// next request, not while the call waits.
 type clientFrontEnd struct {
 	s      *Server
 	client string // the client's name, for messages

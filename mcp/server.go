@@ -33,9 +33,10 @@ type ServerOptions struct {
 
 	// Broker is the human in the loop of the calls: its approval policy,
 	// its memory of "always" and its time limits answer first, and it puts
-	// the rest to the person through the client session the call came from
-	// (hitl.WithFrontEnd), so that two sessions never see each other's
-	// questions. The server does not close it. Nil: each session gets a
+	// the rest to the person through the client session the call came
+	// from (hitl.Broker.RespondVia; hitl.Broker.Open on the 2026-07-28
+	// wire, whose client answers with its next request), so that two
+	// sessions never see each other's questions. The server does not close it. Nil: each session gets a
 	// broker of its own, with the time limits below and its own memory of
 	// "always".
 	Broker *hitl.Broker
@@ -694,7 +695,7 @@ func (c *serverCall) drive(ctx context.Context, args json.RawMessage) (*tool.Res
 		if c.fe == nil {
 			c.fe = c.frontEnd()
 		}
-		return c.s.brokerFor(c.session).Respond(hitl.WithFrontEnd(ctx, c.fe), r)
+		return c.s.brokerFor(c.session).RespondVia(ctx, c.fe, r)
 	}
 	return tool.Drive(c.withAsker(ctx), c.h, args, opts)
 }
