@@ -124,7 +124,9 @@ func TestTicketSettles(t *testing.T) {
 			if err != nil || tk == nil {
 				t.Fatalf("Open: %v, %v", tk, err)
 			}
-			if p := b.Pending(); len(p) != 1 || p[0].Request.ID != tk.Request().ID {
+			// The limit settles its case on its own, at once: the request
+			// may be gone from Pending by the time the test looks.
+			if p := b.Pending(); tt.by != hitl.ByTimeout && (len(p) != 1 || p[0].Request.ID != tk.Request().ID) {
 				t.Fatalf("pending %+v, want the ticket's request", p)
 			}
 			resp := tt.settle(b, tk)
