@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the rounds carry the client's model requests (sampling), deprecated from protocol 2026-07-28 on (SEP-2577) and still how clients lend their model
+
 package mcp
 
 import (
