@@ -93,6 +93,67 @@ func (r *ref) close() {
 	r.cmd.Wait()
 }
 
+// pingPong is the floor of any call that crosses to another Python
+// process: a frame written to a pipe, a Python loop that reads it and
+// writes it back, and the Go side woken to read the reply. No decoding,
+// no tool: two process wake-ups and four system calls.
+type pingPong struct {
+	in, out *os.File
+	cmd     *exec.Cmd
+	frame   []byte
+	buf     []byte
+}
+
+const pingPongLoop = `import os
+while True:
+    b = os.read(0, 65536)
+    if not b:
+        break
+    os.write(1, b)
+`
+
+func startPingPong(python string) *pingPong {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		log.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		log.Fatal(err)
+	}
+	cmd := exec.Command(python, "-c", pingPongLoop)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, os.Stderr
+	if err := cmd.Start(); err != nil {
+		log.Fatal(err)
+	}
+	inR.Close()
+	outW.Close()
+	// About the size of a warm call's request frame.
+	frame := []byte(`{"id":12345,"op":"call","library":"/tmp/lcp-bench-worker/tools/bench_tools.py","function":"tool_echo","args":{"x":1234},"workspace":"/tmp/lcp-bench-worker/ws"}` + "\n")
+	return &pingPong{in: inW, out: outR, cmd: cmd, frame: frame, buf: make([]byte, 65536)}
+}
+
+func (p *pingPong) call() time.Duration {
+	t0 := time.Now()
+	if _, err := p.in.Write(p.frame); err != nil {
+		log.Fatal(err)
+	}
+	for n := 0; n < len(p.frame); {
+		k, err := p.out.Read(p.buf)
+		if err != nil {
+			log.Fatal(err)
+		}
+		n += k
+	}
+	return time.Since(t0)
+}
+
+func (p *pingPong) close() {
+	p.in.Close()
+	p.cmd.Wait()
+	p.out.Close()
+}
+
 func main() {
 	sandbox.Main() // first: this binary is also the sandbox's init (sandbox/boot enters it sooner)
 	n := flag.Int("n", 5000, "warm calls measured for (a), in 10 batches")
@@ -155,12 +216,15 @@ func main() {
 		}
 		return d
 	}
+	pp := startPingPong(*python)
+	defer pp.close()
 	for i := range 500 {
 		callEcho(single, i)
 		callEngine(i)
+		pp.call()
 	}
 	r.ask("latency", 500)
-	var lat, engLat, refLat []time.Duration
+	var lat, engLat, refLat, ppLat []time.Duration
 	batch := max(*n/10, 1)
 	for b := range 10 {
 		for i := range batch {
@@ -171,18 +235,26 @@ func main() {
 		}
 		l, _ := r.ask("latency", batch)
 		refLat = append(refLat, l...)
+		for range batch {
+			ppLat = append(ppLat, pp.call())
+		}
 	}
 	p50, p99 := pct(lat, 50), pct(lat, 99)
 	e50, e99 := pct(engLat, 50), pct(engLat, 99)
 	r50, r99 := pct(refLat, 50), pct(refLat, 99)
+	f50, f99 := pct(ppLat, 50), pct(ppLat, 99)
 	fmt.Printf("(a) warm call of a trivial tool, sequential (%d calls each)\n", len(lat))
 	fmt.Printf("    %-36s p50 %9s   p99 %9s\n", "worker.Pool.Call + tool.Normalize", p50, p99)
 	fmt.Printf("    %-36s p50 %9s   p99 %9s\n", "engine API (lcp.Engine.ExecuteTool)", e50, e99)
 	fmt.Printf("    %-36s p50 %9s   p99 %9s\n", "in-process Python (ref.py)", r50, r99)
+	fmt.Printf("    %-36s p50 %9s   p99 %9s\n", "pipe ping-pong with Python (floor)", f50, f99)
 	fmt.Printf("    ratio pool / in-process              p50 %7.1fx   p99 %7.1fx\n",
 		float64(p50)/float64(r50), float64(p99)/float64(r99))
-	fmt.Printf("    ratio engine API / in-process        p50 %7.1fx   p99 %7.1fx   (goal: p50 within 3x)\n\n",
+	fmt.Printf("    ratio engine API / in-process        p50 %7.1fx   p99 %7.1fx   (goal: p50 within 3x)\n",
 		float64(e50)/float64(r50), float64(e99)/float64(r99))
+	fmt.Printf("    ratio floor / in-process             p50 %7.1fx   p99 %7.1fx   (no call crossing to a worker process does better)\n",
+		float64(f50)/float64(r50), float64(f99)/float64(r99))
+	fmt.Printf("    engine API over the floor            p50 %9s   (the engine's own part)\n\n", e50-f50)
 
 	// (b) two CPU-bound calls at once, two worker processes.
 	pool := worker.NewPool(&worker.Options{Python: *python, Processes: func(worker.Library) int { return 2 }})
