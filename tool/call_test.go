@@ -31,9 +31,12 @@ func TestRespondAfterInvokeContextCancelled(t *testing.T) {
 	}()
 	select {
 	case err := <-done:
+		// The answer may reach the tool before it sees its context end
+		// (its select has both ready): then the call completes, which is
+		// also not a hang. Any error must be the cancellation.
 		var ce *CancelledError
-		if !errors.As(err, &ce) && !errors.Is(err, ErrClosed) {
-			t.Errorf("Respond = %v, want the call's cancellation", err)
+		if err != nil && !errors.As(err, &ce) && !errors.Is(err, ErrClosed) {
+			t.Errorf("Respond = %v, want the call's cancellation or its result", err)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Respond hangs after the call ended")
