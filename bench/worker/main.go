@@ -252,7 +252,7 @@ func main() {
 		float64(p50)/float64(r50), float64(p99)/float64(r99))
 	fmt.Printf("    ratio engine API / in-process        p50 %7.1fx   p99 %7.1fx   (goal: p50 within 3x)\n",
 		float64(e50)/float64(r50), float64(e99)/float64(r99))
-	fmt.Printf("    ratio floor / in-process             p50 %7.1fx   p99 %7.1fx   (no call crossing to a worker process does better)\n",
+	fmt.Printf("    ratio floor / in-process             p50 %7.1fx   p99 %7.1fx   (two processes that sleep between frames; spinning sides may do better)\n",
 		float64(f50)/float64(r50), float64(f99)/float64(r99))
 	fmt.Printf("    engine API over the floor            p50 %9s   (the engine's own part)\n\n", e50-f50)
 
