@@ -62,11 +62,8 @@ func run(python string, runs int, dir string) error {
 	}
 	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "lcp")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/lcp")
-	build.Dir = corpus.RepoRoot()
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("building lcp: %w", err)
+	if err := corpus.BuildLCP(bin); err != nil {
+		return err
 	}
 	var c *corpus.Corpus
 	if dir == "" {

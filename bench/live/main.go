@@ -30,6 +30,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/lcptools/lcp/bench/internal/corpus"
 )
 
 const toolsPy = `import time
@@ -74,10 +76,8 @@ func run(runs int, python string) error {
 	}
 	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "lcp")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/lcp")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("building lcp: %w", err)
+	if err := corpus.BuildLCP(bin); err != nil {
+		return err
 	}
 	tools := filepath.Join(tmp, "tools")
 	if err := os.Mkdir(tools, 0o755); err != nil {
