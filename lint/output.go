@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -28,24 +29,29 @@ func DisplayPath(file, base string) string {
 // indented line with its fix. Paths are shown relative to base (see
 // DisplayPath).
 func WriteText(w io.Writer, findings []Finding, base string) error {
-	var b bytes.Buffer
+	// Streamed through one buffer and one line reused: a whole standard
+	// library's findings are megabytes, which a buffer of the whole output
+	// would copy each time it grew.
+	bw := bufio.NewWriterSize(w, 64<<10)
 	names := map[string]string{}
+	var line []byte
 	for _, f := range findings {
 		name, ok := names[f.File]
 		if !ok {
 			name = DisplayPath(f.File, base)
 			names[f.File] = name
 		}
-		b.Write(f.appendText(nil, name))
-		b.WriteByte('\n')
+		line = append(f.appendText(line[:0], name), '\n')
 		if f.Fix != "" {
-			b.WriteString("    fix: ")
-			b.WriteString(f.Fix)
-			b.WriteByte('\n')
+			line = append(line, "    fix: "...)
+			line = append(line, f.Fix...)
+			line = append(line, '\n')
+		}
+		if _, err := bw.Write(line); err != nil {
+			return err
 		}
 	}
-	_, err := w.Write(b.Bytes())
-	return err
+	return bw.Flush()
 }
 
 // WriteJSON writes the findings as an indented JSON array (an empty array

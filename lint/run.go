@@ -67,7 +67,11 @@ func Run(files []*discover.File, diags []tool.Diagnostic) []Finding {
 		file int
 		seq  int
 	}
-	var all []keyed
+	n := len(diags)
+	for _, r := range results {
+		n += len(r.findings)
+	}
+	all := make([]keyed, 0, n)
 	absPaths := map[string]string{}
 	for i, d := range diags {
 		f := FromDiagnostic(d)
@@ -97,17 +101,23 @@ func Run(files []*discover.File, diags []tool.Diagnostic) []Finding {
 	}
 	for j, r := range results {
 		for _, f := range r.findings {
-			all = append(all, keyed{Finding: f, file: j})
+			all = append(all, keyed{Finding: f, file: j, seq: len(all)})
 		}
 	}
-	slices.SortStableFunc(all, func(a, b keyed) int {
+	// Stable by seq (the order found), without a stable sort's many moves
+	// of a large struct.
+	sorted := make([]*keyed, len(all))
+	for i := range all {
+		sorted[i] = &all[i]
+	}
+	slices.SortFunc(sorted, func(a, b *keyed) int {
 		if a.file < 0 || b.file < 0 {
-			return cmp.Compare(a.file, b.file)
+			return cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.seq, b.seq))
 		}
-		return cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+		return cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column), cmp.Compare(a.seq, b.seq))
 	})
-	out := make([]Finding, len(all))
-	for i, k := range all {
+	out := make([]Finding, len(sorted))
+	for i, k := range sorted {
 		out[i] = k.Finding
 	}
 	return out
