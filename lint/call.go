@@ -27,7 +27,7 @@ func (a *analyzer) resolve(e ast.Expr) string {
 		if a.c.globals[e.Id] || a.c.funcs[e.Id] != nil {
 			return ""
 		}
-		if builtinNames[e.Id] {
+		if builtinNames()[e.Id] {
 			return "builtins." + e.Id
 		}
 	case *ast.Attribute:
@@ -86,7 +86,7 @@ func (a *analyzer) call(e *ast.Call, cx ctx) fact {
 		return 0
 	}
 	// Printing or logging a None answer is harmless: not a use.
-	printing := printFuncs[path] || a.isLogCall(e.Func)
+	printing := printFuncs()[path] || a.isLogCall(e.Func)
 	argCtx := cUse
 	if printing {
 		argCtx = cTest
@@ -148,7 +148,7 @@ func (a *analyzer) call(e *ast.Call, cx ctx) fact {
 	// Sensitive steps. Deleting a temporary file the tool made is tidying
 	// up, not one.
 	desc := sensitiveCall(path)
-	if deleteFuncs[path] && len(e.Args) > 0 && args[0]&fTemp != 0 && args[0]&fParam == 0 {
+	if deleteFuncs()[path] && len(e.Args) > 0 && args[0]&fTemp != 0 && args[0]&fParam == 0 {
 		desc = ""
 	}
 	switch {
@@ -169,7 +169,7 @@ func (a *analyzer) call(e *ast.Call, cx ctx) fact {
 	// Prints and logs: no secret.
 	if printing {
 		verb := "prints"
-		if !printFuncs[path] {
+		if !printFuncs()[path] {
 			verb = "logs"
 		}
 		for i, arg := range e.Args {
@@ -185,20 +185,20 @@ func (a *analyzer) call(e *ast.Call, cx ctx) fact {
 	}
 
 	// File operations: no parameter path without a workspace check.
-	if n, ok := fileFuncs[path]; ok {
+	if n, ok := fileFuncs()[path]; ok {
 		for i, arg := range e.Args {
 			if (n < 0 || i < n) && args[i]&fParam != 0 {
 				a.pathEscape(arg, opName(path))
 			}
 		}
 		for i, k := range e.Keywords {
-			if k != nil && fileKeywords[k.Arg] && kw[i]&fParam != 0 {
+			if k != nil && fileKeywords()[k.Arg] && kw[i]&fParam != 0 {
 				a.pathEscape(k.Value, opName(path))
 			}
 		}
 	}
 	if path == "" && recvExpr != nil {
-		if n, ok := pathMethods[method]; ok && (n < 0 || len(e.Args) == n) && recv&fParam != 0 {
+		if n, ok := pathMethods()[method]; ok && (n < 0 || len(e.Args) == n) && recv&fParam != 0 {
 			a.pathEscape(recvExpr, "."+method+"()")
 		}
 	}
@@ -249,15 +249,15 @@ func (a *analyzer) call(e *ast.Call, cx ctx) fact {
 			}
 		}
 		return 0
-	case pathBuilders[path]:
+	case pathBuilders()[path]:
 		f := all & carried
-		if resolvers[path] {
+		if resolvers()[path] {
 			f |= fResolved
 		}
 		return f
-	case passThrough[path]:
+	case passThrough()[path]:
 		return all & (carried | fResolved)
-	case path == "" && recvExpr != nil && carryMethods[method]:
+	case path == "" && recvExpr != nil && carryMethods()[method]:
 		f := recv & (carried | fResolved | fHandler | fConfirm)
 		switch method {
 		case "get", "pop":
@@ -377,7 +377,7 @@ const maxFollowed = 16
 // logger.warning, self.log.error, logging.getLogger(...).debug.
 func (a *analyzer) isLogCall(f ast.Expr) bool {
 	attr, ok := f.(*ast.Attribute)
-	if !ok || !logMethods[attr.Attr] {
+	if !ok || !logMethods()[attr.Attr] {
 		return false
 	}
 	if p := a.resolve(attr.Value); strings.HasPrefix(p, "logging") {
@@ -539,7 +539,7 @@ func (a *analyzer) coercion() {
 			}
 		case *ast.Call:
 			p := a.resolve(n.Func)
-			isCoercer := coercers[p] || coercerName(calleeName(n.Func))
+			isCoercer := coercers()[p] || coercerName(calleeName(n.Func))
 			for _, arg := range n.Args {
 				name := raw(arg)
 				if name == "" {
@@ -550,7 +550,7 @@ func (a *analyzer) coercion() {
 					if cands[name].coerced == 0 {
 						cands[name].coerced = n.Pos()
 					}
-				case numericFuncs[p]:
+				case numericFuncs()[p]:
 					uses = append(uses, use{name, arg, "as a number in " + strings.TrimPrefix(p, "builtins.") + "()"})
 				case (p == "builtins.min" || p == "builtins.max") && anyNumeric(n.Args, numeric):
 					uses = append(uses, use{name, arg, "as a number in " + strings.TrimPrefix(p, "builtins.") + "()"})

@@ -495,7 +495,7 @@ func (c *checker) resolveGlobal(e ast.Expr) string {
 		if p, ok := c.aliases[e.Id]; ok {
 			return p
 		}
-		if !c.globals[e.Id] && c.funcs[e.Id] == nil && builtinNames[e.Id] {
+		if !c.globals[e.Id] && c.funcs[e.Id] == nil && builtinNames()[e.Id] {
 			return "builtins." + e.Id
 		}
 	case *ast.Attribute:

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/lcptools/lcp/pysrc"
 	"github.com/lcptools/lcp/pysrc/ast"
@@ -568,7 +569,7 @@ func (a *analyzer) stmt(s ast.Stmt) {
 	switch s := s.(type) {
 	case *ast.ExprStmt:
 		a.eval(s.Value, cStmt)
-		if call, ok := s.Value.(*ast.Call); ok && exits[a.resolve(call.Func)] {
+		if call, ok := s.Value.(*ast.Call); ok && exits()[a.resolve(call.Func)] {
 			a.st.dead = true
 		}
 	case *ast.Assign:
@@ -671,7 +672,9 @@ func (a *analyzer) stmt(s ast.Stmt) {
 }
 
 // exits end the process: the code after them does not run.
-var exits = map[string]bool{"sys.exit": true, "os._exit": true, "os.abort": true, "builtins.exit": true, "builtins.quit": true}
+var exits = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"sys.exit": true, "os._exit": true, "os.abort": true, "builtins.exit": true, "builtins.quit": true}
+})
 
 // bind makes a name local and forgets what it held.
 func (a *analyzer) bind(name string) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/lcptools/lcp/internal/jsonscan"
@@ -16,11 +17,13 @@ import (
 var outputKeys = [...]string{"result", "data", "response", "papers", "content", "text"}
 
 // metaKeys never appear in an output made from the rest of the object.
-var metaKeys = map[string]bool{
-	"success": true, "status": true, "status_code": true, "error": true,
-	"traceback": true, "return_code": true, "prompt_injection": true,
-	ContentKey: true,
-}
+var metaKeys = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"success": true, "status": true, "status_code": true, "error": true,
+		"traceback": true, "return_code": true, "prompt_injection": true,
+		ContentKey: true,
+	}
+})
 
 // Normalize turns a tool's raw return value, as JSON, into a Result by the
 // rules of SPEC §7 step 9:
@@ -119,7 +122,7 @@ func normalizeValid(raw json.RawMessage) (*Result, error) {
 			}
 		}
 		if !found {
-			res.Output = objectWithout(raw, fields, metaKeys)
+			res.Output = objectWithout(raw, fields, metaKeys())
 			if len(res.Content) > 0 && isEmptyObject(res.Output) {
 				// Nothing but blocks: the LLM reads their text.
 				res.Output, _ = json.Marshal(TextOf(res.Content))

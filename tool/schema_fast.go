@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"sync"
 
 	"github.com/lcptools/lcp/internal/jsonscan"
 )
@@ -34,16 +35,20 @@ const (
 	fastString
 )
 
-var fastTypes = map[string]uint8{
-	"null": fastNull, "boolean": fastBool, "object": fastObject, "array": fastArray,
-	"number": fastNumber, "integer": fastInteger, "string": fastString,
-}
+var fastTypes = sync.OnceValue(func() map[string]uint8 {
+	return map[string]uint8{
+		"null": fastNull, "boolean": fastBool, "object": fastObject, "array": fastArray,
+		"number": fastNumber, "integer": fastInteger, "string": fastString,
+	}
+})
 
 // annotations never change validity.
-var annotations = map[string]bool{
-	"description": true, "title": true, "default": true, "examples": true,
-	"$schema": true, "$comment": true, "deprecated": true, "readOnly": true, "writeOnly": true,
-}
+var annotations = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"description": true, "title": true, "default": true, "examples": true,
+		"$schema": true, "$comment": true, "deprecated": true, "readOnly": true, "writeOnly": true,
+	}
+})
 
 // compileFast returns the fast form of a schema, or nil when the schema
 // uses anything outside the subset.
@@ -55,7 +60,7 @@ func compileFast(raw []byte) *fastSchema {
 	s := &fastSchema{}
 	for k, v := range m {
 		switch {
-		case annotations[k]:
+		case annotations()[k]:
 		case k == "type":
 			var one string
 			var many []string
@@ -65,7 +70,7 @@ func compileFast(raw []byte) *fastSchema {
 				return nil
 			}
 			for _, t := range many {
-				bit, ok := fastTypes[t]
+				bit, ok := fastTypes()[t]
 				if !ok {
 					return nil
 				}

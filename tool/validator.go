@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -230,7 +231,9 @@ func (v *validator) compilePattern(p any, at string) error {
 	return nil
 }
 
-var typeNames = map[string]bool{"null": true, "boolean": true, "object": true, "array": true, "number": true, "integer": true, "string": true}
+var typeNames = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"null": true, "boolean": true, "object": true, "array": true, "number": true, "integer": true, "string": true}
+})
 
 func checkType(t any, at string) error {
 	names, ok := stringList(t)
@@ -241,7 +244,7 @@ func checkType(t any, at string) error {
 		return fmt.Errorf("schema at %q: type must be a string or a list of strings", at)
 	}
 	for _, n := range names {
-		if !typeNames[n] {
+		if !typeNames()[n] {
 			return fmt.Errorf("schema at %q: unknown type %q", at, n)
 		}
 	}

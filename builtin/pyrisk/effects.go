@@ -29,49 +29,59 @@ func (e *effects) imported(n ast.Node) {
 }
 
 // writeFuncs are functions that write, delete or move files.
-var writeFuncs = map[string]bool{
-	"os.remove": true, "os.unlink": true, "os.rmdir": true, "os.removedirs": true, "os.rename": true,
-	"os.renames": true, "os.replace": true, "os.truncate": true, "os.chmod": true, "os.chown": true,
-	"os.lchown": true, "os.link": true, "os.symlink": true, "os.mkfifo": true, "os.mknod": true,
-	"os.utime": true, "os.mkdir": true, "os.makedirs": true, "os.open": true, "os.write": true,
-	"shutil.copy": true, "shutil.copy2": true, "shutil.copyfile": true, "shutil.copytree": true,
-	"shutil.move": true, "shutil.rmtree": true, "shutil.make_archive": true, "shutil.unpack_archive": true,
-	"shutil.chown": true, "shutil.copymode": true, "shutil.copystat": true,
-	// Metadata is data: modes, owners, times, flags and extended
-	// attributes of existing entries change what later runs or reads them.
-	"os.setxattr": true, "os.removexattr": true, "os.lchmod": true, "os.fchmod": true, "os.fchown": true,
-	"os.chflags": true, "os.lchflags": true, "os.ftruncate": true, "os.posix_fallocate": true,
-	"os.pwrite": true, "os.pwritev": true, "os.writev": true, "os.sendfile": true, "os.copy_file_range": true,
-	"os.splice": true,
-}
+var writeFuncs = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"os.remove": true, "os.unlink": true, "os.rmdir": true, "os.removedirs": true, "os.rename": true,
+		"os.renames": true, "os.replace": true, "os.truncate": true, "os.chmod": true, "os.chown": true,
+		"os.lchown": true, "os.link": true, "os.symlink": true, "os.mkfifo": true, "os.mknod": true,
+		"os.utime": true, "os.mkdir": true, "os.makedirs": true, "os.open": true, "os.write": true,
+		"shutil.copy": true, "shutil.copy2": true, "shutil.copyfile": true, "shutil.copytree": true,
+		"shutil.move": true, "shutil.rmtree": true, "shutil.make_archive": true, "shutil.unpack_archive": true,
+		"shutil.chown": true, "shutil.copymode": true, "shutil.copystat": true,
+		// Metadata is data: modes, owners, times, flags and extended
+		// attributes of existing entries change what later runs or reads them.
+		"os.setxattr": true, "os.removexattr": true, "os.lchmod": true, "os.fchmod": true, "os.fchown": true,
+		"os.chflags": true, "os.lchflags": true, "os.ftruncate": true, "os.posix_fallocate": true,
+		"os.pwrite": true, "os.pwritev": true, "os.writev": true, "os.sendfile": true, "os.copy_file_range": true,
+		"os.splice": true,
+	}
+})
 
 // writeMethods are method names that write files whatever their object
 // (pathlib, pandas, numpy, matplotlib, PIL, archives...).
-var writeMethods = map[string]bool{
-	"write_text": true, "write_bytes": true, "unlink": true, "rmdir": true, "rename": true, "replace": true,
-	"touch": true, "chmod": true, "symlink_to": true, "hardlink_to": true, "to_csv": true, "to_excel": true,
-	"to_json": true, "to_parquet": true, "to_pickle": true, "to_feather": true, "to_hdf": true, "to_sql": true,
-	"to_html": true, "to_latex": true, "to_markdown": true, "to_stata": true, "to_orc": true, "savefig": true,
-	"save": true, "savez": true, "savez_compressed": true, "savetxt": true, "tofile": true, "imwrite": true,
-	"imsave": true, "extractall": true, "extract": true, "write_image": true, "write_html": true,
-}
+var writeMethods = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"write_text": true, "write_bytes": true, "unlink": true, "rmdir": true, "rename": true, "replace": true,
+		"touch": true, "chmod": true, "symlink_to": true, "hardlink_to": true, "to_csv": true, "to_excel": true,
+		"to_json": true, "to_parquet": true, "to_pickle": true, "to_feather": true, "to_hdf": true, "to_sql": true,
+		"to_html": true, "to_latex": true, "to_markdown": true, "to_stata": true, "to_orc": true, "savefig": true,
+		"save": true, "savez": true, "savez_compressed": true, "savetxt": true, "tofile": true, "imwrite": true,
+		"imsave": true, "extractall": true, "extract": true, "write_image": true, "write_html": true,
+	}
+})
 
 // pathMethods are the write methods of pathlib.Path, whose file is the
 // path they are called on.
-var pathMethods = map[string]bool{"write_text": true, "write_bytes": true, "unlink": true, "rmdir": true,
-	"touch": true, "chmod": true, "symlink_to": true, "hardlink_to": true, "rename": true, "replace": true}
+var pathMethods = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"write_text": true, "write_bytes": true, "unlink": true, "rmdir": true,
+		"touch": true, "chmod": true, "symlink_to": true, "hardlink_to": true, "rename": true, "replace": true}
+})
 
 // socketMethods are methods that open network connections whatever
 // their object (asyncio's loops and streams).
-var socketMethods = map[string]bool{"open_connection": true, "create_connection": true, "start_server": true,
-	"create_datagram_endpoint": true, "sock_connect": true, "create_server": true, "open_unix_connection": true}
+var socketMethods = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"open_connection": true, "create_connection": true, "start_server": true,
+		"create_datagram_endpoint": true, "sock_connect": true, "create_server": true, "open_unix_connection": true}
+})
 
 // fetchMethods are function names that fetch what a URL names.
-var fetchMethods = map[string]bool{"get": true, "post": true, "put": true, "delete": true, "head": true,
-	"patch": true, "request": true, "urlopen": true, "urlretrieve": true, "Request": true, "read_csv": true,
-	"read_json": true, "read_html": true, "read_excel": true, "read_parquet": true, "read_table": true,
-	"read_xml": true, "load": true, "open": true, "fetch": true, "download": true, "stream": true,
-	"load_dataset": true, "from_pretrained": true, "imread": true, "loadtxt": true, "genfromtxt": true}
+var fetchMethods = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"get": true, "post": true, "put": true, "delete": true, "head": true,
+		"patch": true, "request": true, "urlopen": true, "urlretrieve": true, "Request": true, "read_csv": true,
+		"read_json": true, "read_html": true, "read_excel": true, "read_parquet": true, "read_table": true,
+		"read_xml": true, "load": true, "open": true, "fetch": true, "download": true, "stream": true,
+		"load_dataset": true, "from_pretrained": true, "imread": true, "loadtxt": true, "genfromtxt": true}
+})
 
 // call judges one call for its effects.
 func (e *effects) call(u *unit, n *ast.Call) {
@@ -82,10 +92,10 @@ func (e *effects) call(u *unit, n *ast.Call) {
 	} else if name, ok := n.Func.(*ast.Name); ok {
 		method = name.Id
 	}
-	if url := urlArg(n); url != "" && (fetchMethods[method] || networkModule(f) != "") {
+	if url := urlArg(n); url != "" && (fetchMethods()[method] || networkModule(f) != "") {
 		u.c.needNetwork(u.where(n), "fetches "+url)
 	}
-	if socketMethods[method] {
+	if socketMethods()[method] {
 		u.c.needNetwork(u.where(n), "opens network connections ("+method+")")
 	}
 	e.reads(u, n, f)
@@ -100,18 +110,18 @@ func (e *effects) call(u *unit, n *ast.Call) {
 		f == "importlib.import_module" || f == "importlib.__import__":
 		e.imported(n)
 		return
-	case writeFuncs[f]:
+	case writeFuncs()[f]:
 		target = arg(n, 0, "")
 		if f == "os.rename" || f == "os.replace" || strings.HasPrefix(f, "shutil.") && f != "shutil.rmtree" {
 			target = arg(n, 1, "dst")
 		}
-	case writeMethods[method]:
+	case writeMethods()[method]:
 		a, ok := n.Func.(*ast.Attribute)
 		if !ok {
 			return // a local function named like a method
 		}
 		target = arg(n, 0, "")
-		if pathMethods[method] {
+		if pathMethods()[method] {
 			// Path("x").write_text(...): the path is the receiver's.
 			target = nil
 			if recv, ok := a.Value.(*ast.Call); ok {
@@ -227,8 +237,10 @@ func (c *classifier) write(where, reason string) {
 }
 
 // walkFuncs list or read folder trees.
-var walkFuncs = map[string]bool{"os.walk": true, "os.listdir": true, "os.scandir": true, "glob.glob": true,
-	"glob.iglob": true, "os.fwalk": true, "shutil.copytree": true}
+var walkFuncs = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"os.walk": true, "os.listdir": true, "os.scandir": true, "glob.glob": true,
+		"glob.iglob": true, "os.fwalk": true, "shutil.copytree": true}
+})
 
 // reads notes reads of the home folder (Path.home(), expanduser, walks of
 // it or of a folder above it), which carry credentials. Without a sandbox,
@@ -237,7 +249,7 @@ func (e *effects) reads(u *unit, n *ast.Call, f string) {
 	switch {
 	case f == "pathlib.Path.home" || f == "os.path.expanduser" || f == "os.path.expandvars":
 		u.c.read(u.where(n), "reads the home folder, where credentials live")
-	case walkFuncs[f]:
+	case walkFuncs()[f]:
 		if s, ok := literal(arg(n, 0, "")); ok && u.c.aboveHome(strings.TrimSuffix(strings.SplitN(s, "*", 2)[0], "/")) {
 			u.c.read(u.where(n), "walks "+s+", which holds the home folder and its credentials")
 		}

@@ -2,6 +2,7 @@ package pyrisk
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/lcptools/lcp/pysrc/ast"
 )
@@ -70,7 +71,7 @@ func (u *unit) resolve(e ast.Expr) string {
 		if p, ok := u.aliases[e.Id]; ok {
 			return p
 		}
-		if builtinNames[e.Id] {
+		if builtinNames()[e.Id] {
 			return "builtins." + e.Id
 		}
 	case *ast.Attribute:
@@ -107,9 +108,11 @@ func (u *unit) resolve(e ast.Expr) string {
 }
 
 // builtinNames are the builtins whose use is judged.
-var builtinNames = map[string]bool{"eval": true, "exec": true, "compile": true, "__import__": true,
-	"getattr": true, "hasattr": true, "setattr": true, "delattr": true, "vars": true, "globals": true,
-	"locals": true, "open": true, "breakpoint": true}
+var builtinNames = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"eval": true, "exec": true, "compile": true, "__import__": true,
+		"getattr": true, "hasattr": true, "setattr": true, "delattr": true, "vars": true, "globals": true,
+		"locals": true, "open": true, "breakpoint": true}
+})
 
 func arg(call *ast.Call, i int, keyword string) ast.Expr {
 	if i < len(call.Args) {

@@ -65,7 +65,7 @@ func (u *unit) importFrom(n *ast.ImportFrom) {
 	u.module(n, n.Module)
 	for _, a := range n.Names {
 		if a.Name == "*" {
-			if starRisky[n.Module] {
+			if starRisky()[n.Module] {
 				u.ask(n, "imports everything from %s, including its process functions", n.Module)
 			}
 			continue
@@ -84,7 +84,7 @@ func (u *unit) importFrom(n *ast.ImportFrom) {
 // (rebased at the last module on the way: shutil.os.system is
 // os.system).
 func (u *unit) attribute(n *ast.Attribute) {
-	if why, ok := gadgets[n.Attr]; ok {
+	if why, ok := gadgets()[n.Attr]; ok {
 		u.ask(n, "uses %s, %s", n.Attr, why)
 		return
 	}
@@ -101,7 +101,7 @@ func (u *unit) attribute(n *ast.Attribute) {
 	if p == "sys.path.append" || p == "sys.path.insert" || p == "sys.path.extend" || p == "sys.path.__setitem__" {
 		u.ask(n, "changes sys.path, so imports may load code that is not judged")
 	}
-	if !u.bases[n] && p != "" && valueModules[lastModule(p)] && lastModule(p) != topModule(p) {
+	if !u.bases[n] && p != "" && valueModules()[lastModule(p)] && lastModule(p) != topModule(p) {
 		u.ask(n, "passes the %s module around (as %s), which is not followed", lastModule(p), p)
 	}
 }
@@ -117,7 +117,7 @@ func (u *unit) name(n *ast.Name) {
 	if !ok || strings.Contains(p, ".") {
 		return
 	}
-	if valueModules[p] {
+	if valueModules()[p] {
 		u.ask(n, "passes the %s module around, which is not followed", p)
 	}
 }
@@ -163,7 +163,7 @@ func (u *unit) call(n *ast.Call) {
 			return
 		}
 		u.module(n, s)
-		if valueModules[topModule(s)] {
+		if valueModules()[topModule(s)] {
 			u.ask(n, "imports %s dynamically, which is not followed", s)
 		}
 	case "builtins.getattr", "builtins.hasattr", "builtins.setattr", "builtins.delattr":
@@ -202,7 +202,7 @@ func (u *unit) call(n *ast.Call) {
 // ask); a computed name on a module asks.
 func (u *unit) getattr(n *ast.Call, f string) {
 	if s, ok := literal(arg(n, 1, "")); ok {
-		if why, bad := gadgets[s]; bad {
+		if why, bad := gadgets()[s]; bad {
 			u.ask(n, "%s(..., %q) reaches %s", strings.TrimPrefix(f, "builtins."), s, why)
 			return
 		}

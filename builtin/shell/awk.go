@@ -2,6 +2,7 @@ package shell
 
 import (
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -131,7 +132,7 @@ func awkTokens(s string) ([]awkTok, bool) {
 		case 'n', 's', 'r':
 			return true
 		case 'i':
-			return !awkKeywords[t.text]
+			return !awkKeywords()[t.text]
 		}
 		return t.text == ")" || t.text == "]" || t.text == "$" || t.text == "++" || t.text == "--"
 	}
@@ -188,8 +189,10 @@ func awkTokens(s string) ([]awkTok, bool) {
 }
 
 // awkKeywords are identifiers after which a '/' starts a regex.
-var awkKeywords = map[string]bool{"print": true, "printf": true, "return": true, "in": true, "if": true,
-	"while": true, "for": true, "do": true, "else": true, "getline": true, "case": true}
+var awkKeywords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"print": true, "printf": true, "return": true, "in": true, "if": true,
+		"while": true, "for": true, "do": true, "else": true, "getline": true, "case": true}
+})
 
 // awkString reads a string literal's content from i (after the quote).
 func awkString(s string, i int) (int, string, bool) {

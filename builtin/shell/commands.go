@@ -75,14 +75,16 @@ func buildAllowList() {
 
 // systemDirs are the directories from which a program named by path is
 // judged like its bare name.
-var systemDirs = map[string]bool{
-	"/bin": true, "/usr/bin": true, "/usr/local/bin": true,
-	"/sbin": true, "/usr/sbin": true, "/usr/local/sbin": true,
-}
+var systemDirs = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"/bin": true, "/usr/bin": true, "/usr/local/bin": true,
+		"/sbin": true, "/usr/sbin": true, "/usr/local/sbin": true,
+	}
+})
 
 func systemProgram(p string) (string, bool) {
 	p = filepath.Clean(p)
-	if systemDirs[filepath.Dir(p)] {
+	if systemDirs()[filepath.Dir(p)] {
 		return filepath.Base(p), true
 	}
 	return "", false
@@ -90,37 +92,41 @@ func systemProgram(p string) (string, bool) {
 
 // categories explain, for the operator, why a command off the allow-list
 // is asked for. Commands in none of them get the generic reason.
-var categories = map[string][]string{
-	"escalates privileges": {"sudo", "su", "doas", "pkexec", "runuser", "setpriv", "chroot", "unshare", "nsenter", "capsh"},
-	"uses the network": {"curl", "wget", "nc", "ncat", "netcat", "ssh", "scp", "sftp", "rsync", "ftp", "telnet",
-		"socat", "nmap", "ping", "ping6", "dig", "nslookup", "host", "whois", "traceroute", "tftp", "lftp",
-		"aria2c", "http", "https", "axel", "lynx", "w3m", "links", "mosh"},
-	"starts a nested shell": {"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "ash", "busybox"},
-	"runs an interpreter on code that is not judged": {"node", "nodejs", "deno", "bun", "perl", "ruby", "php",
-		"lua", "luajit", "Rscript", "R", "julia", "tclsh", "wish", "osascript", "pwsh", "powershell", "java",
-		"jshell", "groovy", "scala", "swift", "irb", "ipython", "jupyter"},
-	"runs build or package scripts": {"npm", "npx", "pnpm", "yarn", "pipx", "uv", "uvx", "poetry", "cargo",
-		"go", "make", "cmake", "ninja", "gradle", "mvn", "gcc", "g++", "cc", "clang", "rustc", "javac",
-		"dotnet", "bundle", "gem", "composer"},
-	"runs commands that are not judged": {"eval", "exec", "source", ".", "parallel", "watch",
-		"setsid", "script", "expect", "trap", "alias", "builtin", "enable", "coproc", "fc", "bind"},
-	"deletes files": {"rm", "rmdir", "shred", "unlink", "truncate", "srm", "wipe"},
-	"changes files or other processes": {"chmod", "chown", "chgrp", "chattr", "kill", "pkill", "killall",
-		"ln", "dd", "install", "patch", "tar", "unzip", "gzip", "gunzip", "bzip2", "xz", "zip", "split", "csplit"},
-	"changes the system": {"mount", "umount", "shutdown", "reboot", "halt", "poweroff", "systemctl", "service",
-		"crontab", "at", "batch", "useradd", "userdel", "usermod", "groupadd", "passwd", "apt", "apt-get", "dpkg",
-		"yum", "dnf", "pacman", "apk", "brew", "snap", "flatpak", "docker", "podman", "kubectl", "iptables", "ufw",
-		"sysctl", "mkfs", "fdisk", "modprobe", "insmod", "rmmod", "losetup", "swapon", "swapoff", "update-alternatives"},
-	"changes shell state in ways that are not judged": {"ulimit", "umask", "shopt", "unset", "mapfile",
-		"readarray", "hash", "declare", "local", "export", "let", "typeset", "readonly", "getopts", "disown"},
-}
+var categories = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"escalates privileges": {"sudo", "su", "doas", "pkexec", "runuser", "setpriv", "chroot", "unshare", "nsenter", "capsh"},
+		"uses the network": {"curl", "wget", "nc", "ncat", "netcat", "ssh", "scp", "sftp", "rsync", "ftp", "telnet",
+			"socat", "nmap", "ping", "ping6", "dig", "nslookup", "host", "whois", "traceroute", "tftp", "lftp",
+			"aria2c", "http", "https", "axel", "lynx", "w3m", "links", "mosh"},
+		"starts a nested shell": {"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "ash", "busybox"},
+		"runs an interpreter on code that is not judged": {"node", "nodejs", "deno", "bun", "perl", "ruby", "php",
+			"lua", "luajit", "Rscript", "R", "julia", "tclsh", "wish", "osascript", "pwsh", "powershell", "java",
+			"jshell", "groovy", "scala", "swift", "irb", "ipython", "jupyter"},
+		"runs build or package scripts": {"npm", "npx", "pnpm", "yarn", "pipx", "uv", "uvx", "poetry", "cargo",
+			"go", "make", "cmake", "ninja", "gradle", "mvn", "gcc", "g++", "cc", "clang", "rustc", "javac",
+			"dotnet", "bundle", "gem", "composer"},
+		"runs commands that are not judged": {"eval", "exec", "source", ".", "parallel", "watch",
+			"setsid", "script", "expect", "trap", "alias", "builtin", "enable", "coproc", "fc", "bind"},
+		"deletes files": {"rm", "rmdir", "shred", "unlink", "truncate", "srm", "wipe"},
+		"changes files or other processes": {"chmod", "chown", "chgrp", "chattr", "kill", "pkill", "killall",
+			"ln", "dd", "install", "patch", "tar", "unzip", "gzip", "gunzip", "bzip2", "xz", "zip", "split", "csplit"},
+		"changes the system": {"mount", "umount", "shutdown", "reboot", "halt", "poweroff", "systemctl", "service",
+			"crontab", "at", "batch", "useradd", "userdel", "usermod", "groupadd", "passwd", "apt", "apt-get", "dpkg",
+			"yum", "dnf", "pacman", "apk", "brew", "snap", "flatpak", "docker", "podman", "kubectl", "iptables", "ufw",
+			"sysctl", "mkfs", "fdisk", "modprobe", "insmod", "rmmod", "losetup", "swapon", "swapoff", "update-alternatives"},
+		"changes shell state in ways that are not judged": {"ulimit", "umask", "shopt", "unset", "mapfile",
+			"readarray", "hash", "declare", "local", "export", "let", "typeset", "readonly", "getopts", "disown"},
+	}
+})
 
-var versionFlags = map[string]bool{"--version": true, "-V": true, "-version": true}
+var versionFlags = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"--version": true, "-V": true, "-version": true}
+})
 
 // categoryOf maps a command to its category, made at its first use.
 var categoryOf = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
-	for why, names := range categories {
+	for why, names := range categories() {
 		for _, n := range names {
 			m[n] = why
 		}
@@ -145,7 +151,9 @@ func isPythonName(name string) bool {
 // hostCategories are the categories of commands that need the host
 // itself: a sandbox (no privileges, no devices, no services) cannot give
 // them what they want.
-var hostCategories = map[string]bool{"escalates privileges": true, "changes the system": true}
+var hostCategories = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"escalates privileges": true, "changes the system": true}
+})
 
 // unknownReason says why a command off the allow-list asks, and which
 // permission beyond a sandbox it needs, if any.
@@ -154,7 +162,7 @@ func unknownReason(name string, args []*syntax.Word) judgement {
 	switch {
 	case ok && why == "uses the network":
 		return judgement{why: name + " " + why, perm: sandbox.Network}
-	case ok && hostCategories[why]:
+	case ok && hostCategories()[why]:
 		return judgement{why: name + " " + why, perm: sandbox.Unsandboxed}
 	case ok:
 		if fetches(name, args) {
@@ -171,19 +179,21 @@ func unknownReason(name string, args []*syntax.Word) judgement {
 }
 
 // installers are the subcommands of package managers that download.
-var installers = map[string][]string{
-	"npm": {"install", "i", "ci", "add", "update", "upgrade", "exec", "x", "init", "create", "publish", "audit", "outdated", "view", "info"},
-	"npx": nil, "pnpm": {"install", "i", "add", "update", "up", "dlx", "create"}, "yarn": {"install", "add", "upgrade", "dlx", "create"},
-	"go": {"get", "install", "download"}, "cargo": {"install", "fetch", "update", "search", "publish"},
-	"gem": {"install", "update", "fetch"}, "bundle": {"install", "update"}, "composer": {"install", "update", "require"},
-	"pipx": {"install", "run", "upgrade"}, "uvx": nil, "uv": {"pip", "add", "sync", "tool", "run"},
-	"poetry": {"install", "add", "update", "lock"}, "mvn": nil, "gradle": nil,
-}
+var installers = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"npm": {"install", "i", "ci", "add", "update", "upgrade", "exec", "x", "init", "create", "publish", "audit", "outdated", "view", "info"},
+		"npx": nil, "pnpm": {"install", "i", "add", "update", "up", "dlx", "create"}, "yarn": {"install", "add", "upgrade", "dlx", "create"},
+		"go": {"get", "install", "download"}, "cargo": {"install", "fetch", "update", "search", "publish"},
+		"gem": {"install", "update", "fetch"}, "bundle": {"install", "update"}, "composer": {"install", "update", "require"},
+		"pipx": {"install", "run", "upgrade"}, "uvx": nil, "uv": {"pip", "add", "sync", "tool", "run"},
+		"poetry": {"install", "add", "update", "lock"}, "mvn": nil, "gradle": nil,
+	}
+})
 
 // fetches reports whether a package manager's command line downloads
 // (npm install, pip install, go get, go mod download...).
 func fetches(name string, args []*syntax.Word) bool {
-	subs, ok := installers[name]
+	subs, ok := installers()[name]
 	if isPythonName(name) && strings.HasPrefix(name, "pip") {
 		subs, ok = []string{"install", "download", "wheel", "search", "index"}, true
 	}
@@ -225,7 +235,7 @@ func versionProbe(name string, args []*syntax.Word) bool {
 	if !a.static {
 		return false
 	}
-	return versionFlags[a.text] || (name == "go" && a.text == "version") || (name == "node" && a.text == "-v")
+	return versionFlags()[a.text] || (name == "go" && a.text == "version") || (name == "node" && a.text == "-v")
 }
 
 // riskyVariable says why assigning name changes how later commands run, or
@@ -327,8 +337,10 @@ func checkRead(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 
 // testBinary are the binary operators of test; their operands are strings
 // or numbers that test does not evaluate.
-var testBinary = map[string]bool{"=": true, "==": true, "!=": true, "<": true, ">": true, "-eq": true,
-	"-ne": true, "-lt": true, "-le": true, "-gt": true, "-ge": true, "-nt": true, "-ot": true, "-ef": true}
+var testBinary = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"=": true, "==": true, "!=": true, "<": true, ">": true, "-eq": true,
+		"-ne": true, "-lt": true, "-le": true, "-gt": true, "-ge": true, "-nt": true, "-ot": true, "-ef": true}
+})
 
 // checkTest judges test and [. Their -v and -R look a variable up, and a
 // subscript in its name runs command substitutions; an operand that
@@ -359,14 +371,14 @@ func checkTest(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 	switch {
 	case len(ws) <= 1:
 		return
-	case len(ws) == 3 && ws[1].static && testBinary[ws[1].text]:
+	case len(ws) == 3 && ws[1].static && testBinary()[ws[1].text]:
 		return
 	}
 	for i, w := range ws {
 		if w.optionSafe() {
 			continue
 		}
-		afterOp := i > 0 && (isOp(i-1) || ws[i-1].static && testBinary[ws[i-1].text]) &&
+		afterOp := i > 0 && (isOp(i-1) || ws[i-1].static && testBinary()[ws[i-1].text]) &&
 			ws[i-1].text != "-a" && ws[i-1].text != "-o"
 		if !afterOp {
 			c.ask(n, "operand `%s` of %s is expanded at run time and could become -v, which evaluates subscripts", c.snippet(w.node), name)
@@ -377,8 +389,10 @@ func checkTest(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 
 // setOptions are the `set -o` names and letters that do not change what
 // later commands run.
-var setOptions = map[string]bool{"errexit": true, "nounset": true, "xtrace": true, "pipefail": true,
-	"verbose": true, "noglob": true, "noclobber": true}
+var setOptions = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"errexit": true, "nounset": true, "xtrace": true, "pipefail": true,
+		"verbose": true, "noglob": true, "noclobber": true}
+})
 
 func checkSet(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 	for i := 0; i < len(args); i++ {
@@ -396,7 +410,7 @@ func checkSet(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 				}
 				i++
 				o := analyze(args[i])
-				if !o.static || !setOptions[o.text] {
+				if !o.static || !setOptions()[o.text] {
 					c.ask(n, "set -o %s is not judged", o.text)
 					return
 				}
@@ -419,8 +433,10 @@ func checkWait(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 }
 
 // findActions run commands, delete or write files.
-var findActions = map[string]bool{"-exec": true, "-execdir": true, "-ok": true, "-okdir": true,
-	"-delete": true, "-fprint": true, "-fprint0": true, "-fprintf": true, "-fls": true}
+var findActions = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"-exec": true, "-execdir": true, "-ok": true, "-okdir": true,
+		"-delete": true, "-fprint": true, "-fprint0": true, "-fprintf": true, "-fls": true}
+})
 
 func checkFind(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 	for _, w := range args {
@@ -429,7 +445,7 @@ func checkFind(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 			c.ask(n, "argument `%s` of find is expanded at run time and could become an action", c.snippet(w))
 			return
 		}
-		if a.static && findActions[a.text] {
+		if a.static && findActions()[a.text] {
 			c.ask(n, "find %s runs commands, deletes or writes files", a.text)
 		}
 	}
@@ -903,9 +919,11 @@ func checkStdbuf(c *classifier, n syntax.Node, name string, args []*syntax.Word)
 //
 // Commands that print what the files hold (cat, grep, head...) are not
 // among them: fed from find ~, they would print credentials.
-var xargsInner = map[string]bool{"echo": true, "ls": true, "wc": true, "stat": true, "du": true, "file": true,
-	"basename": true, "dirname": true, "realpath": true, "md5sum": true, "sha1sum": true,
-	"sha256sum": true, "sha512sum": true}
+var xargsInner = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"echo": true, "ls": true, "wc": true, "stat": true, "du": true, "file": true,
+		"basename": true, "dirname": true, "realpath": true, "md5sum": true, "sha1sum": true,
+		"sha256sum": true, "sha512sum": true}
+})
 
 // checkXargs judges xargs by the command it runs, which must be one of
 // xargsInner: the arguments it appends come from input and are not seen.
@@ -934,7 +952,7 @@ func checkXargs(c *classifier, n syntax.Node, name string, args []*syntax.Word) 
 		return // xargs runs echo
 	}
 	inner := analyze(args[i])
-	if !inner.static || !xargsInner[inner.text] {
+	if !inner.static || !xargsInner()[inner.text] {
 		c.ask(n, "xargs runs %s with arguments read from its input", c.snippet(args[i]))
 		return
 	}

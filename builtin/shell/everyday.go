@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/lcptools/lcp/sandbox"
 	"mvdan.cc/sh/v3/syntax"
@@ -58,14 +59,16 @@ func (c *classifier) proven(n syntax.Node, name string, args []*syntax.Word) boo
 }
 
 // pythonFlags change nothing about what Python runs.
-var pythonFlags = map[string]bool{"-u": true, "-B": true, "-E": true, "-s": true, "-I": true, "-q": true, "-b": true, "-bb": true}
+var pythonFlags = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"-u": true, "-B": true, "-E": true, "-s": true, "-I": true, "-q": true, "-b": true, "-bb": true}
+})
 
 func (c *classifier) pythonProven(t []string) bool {
 	if c.python == nil || c.cwdMoved || c.paths.ws == "" {
 		return false
 	}
 	i := 0
-	for i < len(t) && pythonFlags[t[i]] {
+	for i < len(t) && pythonFlags()[t[i]] {
 		i++
 	}
 	if i >= len(t) {
@@ -116,14 +119,16 @@ func (c *classifier) pythonShadowed(dir string) bool {
 }
 
 // pipSubs are pip's listing subcommands, with the options allowed.
-var pipSubs = map[string][]string{
-	"list": {"-l", "--local", "--user", "--not-required", "-e", "--editable", "--exclude-editable",
-		"--include-editable", "-v", "--verbose", "-q", "--quiet", "--no-color", "--disable-pip-version-check",
-		"--format=columns", "--format=freeze", "--format=json", "--pre"},
-	"freeze": {"-l", "--local", "--user", "--all", "--exclude-editable", "-q", "--quiet", "--disable-pip-version-check"},
-	"show":   {"-f", "--files", "-v", "--verbose", "-q", "--quiet", "--disable-pip-version-check", "--no-color"},
-	"check":  {"-q", "--quiet", "--disable-pip-version-check"},
-}
+var pipSubs = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"list": {"-l", "--local", "--user", "--not-required", "-e", "--editable", "--exclude-editable",
+			"--include-editable", "-v", "--verbose", "-q", "--quiet", "--no-color", "--disable-pip-version-check",
+			"--format=columns", "--format=freeze", "--format=json", "--pre"},
+		"freeze": {"-l", "--local", "--user", "--all", "--exclude-editable", "-q", "--quiet", "--disable-pip-version-check"},
+		"show":   {"-f", "--files", "-v", "--verbose", "-q", "--quiet", "--disable-pip-version-check", "--no-color"},
+		"check":  {"-q", "--quiet", "--disable-pip-version-check"},
+	}
+})
 
 // pipListing accepts pip list/freeze/show/check: pip's console script puts
 // its own folder on sys.path, not the working folder, and these read the
@@ -133,7 +138,7 @@ func pipListing(t []string) bool {
 	if len(t) == 0 {
 		return false
 	}
-	allowed, ok := pipSubs[t[0]]
+	allowed, ok := pipSubs()[t[0]]
 	if !ok {
 		return false
 	}
@@ -209,9 +214,11 @@ func (c *classifier) checkTouchTimes(n syntax.Node, a arg) {
 }
 
 // gitAddFlags are the options of git add that only choose what is staged.
-var gitAddFlags = map[string]bool{"-A": true, "--all": true, "-u": true, "--update": true, "-v": true,
-	"--verbose": true, "-n": true, "--dry-run": true, "-N": true, "--intent-to-add": true, "-f": true,
-	"--force": true, "--ignore-errors": true, "--no-all": true, "--ignore-removal": true, "--": true}
+var gitAddFlags = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"-A": true, "--all": true, "-u": true, "--update": true, "-v": true,
+		"--verbose": true, "-n": true, "--dry-run": true, "-N": true, "--intent-to-add": true, "-f": true,
+		"--force": true, "--ignore-errors": true, "--no-all": true, "--ignore-removal": true, "--": true}
+})
 
 // gitAdd accepts git add of paths: it writes the index and new objects
 // only, runs no hook, and the filters it could run are named by the
@@ -219,7 +226,7 @@ var gitAddFlags = map[string]bool{"-A": true, "--all": true, "-u": true, "--upda
 // or a terminal dialogue, and ask.
 func (c *classifier) gitAdd(n syntax.Node, rest []string) {
 	for _, t := range rest {
-		if strings.HasPrefix(t, "-") && !gitAddFlags[t] {
+		if strings.HasPrefix(t, "-") && !gitAddFlags()[t] {
 			c.ask(n, "git add %s is interactive or not judged", t)
 			return
 		}
@@ -232,19 +239,25 @@ func (c *classifier) gitAdd(n syntax.Node, rest []string) {
 }
 
 // makeFlags are the options of make that change nothing about what runs.
-var makeFlags = map[string]bool{"-s": true, "--silent": true, "--quiet": true, "-n": true, "--dry-run": true,
-	"--just-print": true, "--recon": true, "-k": true, "--keep-going": true}
+var makeFlags = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"-s": true, "--silent": true, "--quiet": true, "-n": true, "--dry-run": true,
+		"--just-print": true, "--recon": true, "-k": true, "--keep-going": true}
+})
 
 // makeDirectives start lines that are not rules; a makefile with any of
 // them is not judged.
-var makeDirectives = map[string]bool{"include": true, "-include": true, "sinclude": true, "export": true,
-	"unexport": true, "override": true, "define": true, "endef": true, "ifeq": true, "ifneq": true,
-	"ifdef": true, "ifndef": true, "else": true, "endif": true, "vpath": true, "private": true,
-	"undefine": true, "load": true, "-load": true}
+var makeDirectives = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"include": true, "-include": true, "sinclude": true, "export": true,
+		"unexport": true, "override": true, "define": true, "endef": true, "ifeq": true, "ifneq": true,
+		"ifdef": true, "ifndef": true, "else": true, "endif": true, "vpath": true, "private": true,
+		"undefine": true, "load": true, "-load": true}
+})
 
 // makeSpecial are the special targets allowed: they change nothing about
 // which recipes run.
-var makeSpecial = map[string]bool{".PHONY": true, ".SILENT": true, ".NOTPARALLEL": true, ".DELETE_ON_ERROR": true}
+var makeSpecial = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{".PHONY": true, ".SILENT": true, ".NOTPARALLEL": true, ".DELETE_ON_ERROR": true}
+})
 
 type makeRule struct {
 	prereqs []string
@@ -264,7 +277,7 @@ func (c *classifier) makeProven(n syntax.Node, t []string) bool {
 	var goals []string
 	for _, a := range t {
 		switch {
-		case makeFlags[a]:
+		case makeFlags()[a]:
 		case strings.HasPrefix(a, "-") || strings.Contains(a, "="):
 			return false
 		default:
@@ -405,7 +418,7 @@ func parseMakefile(src string) (rules map[string]*makeRule, phony map[string]boo
 			continue
 		}
 		fields := strings.Fields(line)
-		if makeDirectives[fields[0]] || strings.ContainsAny(line, "=%") || strings.Contains(line, "::") {
+		if makeDirectives()[fields[0]] || strings.ContainsAny(line, "=%") || strings.Contains(line, "::") {
 			return nil, nil, "", false
 		}
 		head, recipe, hasRecipe := strings.Cut(line, ";")
@@ -416,7 +429,7 @@ func parseMakefile(src string) (rules map[string]*makeRule, phony map[string]boo
 		cur = nil
 		for _, tg := range strings.Fields(targets) {
 			if strings.HasPrefix(tg, ".") {
-				if !makeSpecial[tg] {
+				if !makeSpecial()[tg] {
 					return nil, nil, "", false
 				}
 				if tg == ".PHONY" {

@@ -13,28 +13,34 @@ import (
 
 // gitGlobalFlags are the options before a git subcommand that change
 // nothing about which programs git runs or which repository it uses.
-var gitGlobalFlags = map[string]bool{
-	"--no-pager": true, "-P": true, "--no-optional-locks": true, "--literal-pathspecs": true,
-	"--glob-pathspecs": true, "--noglob-pathspecs": true, "--icase-pathspecs": true,
-	"--no-replace-objects": true, "--no-lazy-fetch": true, "--no-advice": true,
-}
+var gitGlobalFlags = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"--no-pager": true, "-P": true, "--no-optional-locks": true, "--literal-pathspecs": true,
+		"--glob-pathspecs": true, "--noglob-pathspecs": true, "--icase-pathspecs": true,
+		"--no-replace-objects": true, "--no-lazy-fetch": true, "--no-advice": true,
+	}
+})
 
 // gitReadOnly are subcommands that only read the repository. Git itself is
 // further hardened when safe mode runs a command (see SafeEnv): hooks,
 // fsmonitor, pagers and remote transports are switched off.
-var gitReadOnly = map[string]bool{
-	"status": true, "log": true, "diff": true, "show": true, "shortlog": true, "blame": true,
-	"annotate": true, "describe": true, "rev-parse": true, "rev-list": true, "ls-files": true,
-	"ls-tree": true, "cat-file": true, "show-ref": true, "for-each-ref": true, "name-rev": true,
-	"merge-base": true, "count-objects": true, "check-ignore": true, "check-attr": true,
-	"whatchanged": true, "version": true, "cherry": true, "diff-tree": true, "diff-files": true,
-	"diff-index": true, "show-branch": true, "grep": true, "range-diff": true,
-}
+var gitReadOnly = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"status": true, "log": true, "diff": true, "show": true, "shortlog": true, "blame": true,
+		"annotate": true, "describe": true, "rev-parse": true, "rev-list": true, "ls-files": true,
+		"ls-tree": true, "cat-file": true, "show-ref": true, "for-each-ref": true, "name-rev": true,
+		"merge-base": true, "count-objects": true, "check-ignore": true, "check-attr": true,
+		"whatchanged": true, "version": true, "cherry": true, "diff-tree": true, "diff-files": true,
+		"diff-index": true, "show-branch": true, "grep": true, "range-diff": true,
+	}
+})
 
-var gitNetwork = map[string]bool{
-	"fetch": true, "pull": true, "push": true, "clone": true, "ls-remote": true, "remote-update": true,
-	"submodule": true, "send-email": true, "request-pull": true, "archive": true,
-}
+var gitNetwork = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"fetch": true, "pull": true, "push": true, "clone": true, "ls-remote": true, "remote-update": true,
+		"submodule": true, "send-email": true, "request-pull": true, "archive": true,
+	}
+})
 
 func checkGit(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 	var texts []string
@@ -68,7 +74,7 @@ func checkGit(c *classifier, n syntax.Node, name string, args []*syntax.Word) {
 			i++
 		case t == "--version":
 			return
-		case gitGlobalFlags[t]:
+		case gitGlobalFlags()[t]:
 		case t == "-c" || strings.HasPrefix(t, "--config-env") || strings.HasPrefix(t, "-c"):
 			c.ask(n, "git -c sets configuration, which can run programs (core.pager, core.fsmonitor, ...)")
 			return
@@ -98,7 +104,7 @@ func (c *classifier) gitSub(n syntax.Node, sub string, rest []string) {
 		}
 	}
 	switch {
-	case gitReadOnly[sub]:
+	case gitReadOnly()[sub]:
 	case sub == "branch":
 		c.gitListing(n, sub, rest, map[string]bool{"-a": true, "--all": true, "-r": true, "--remotes": true,
 			"-v": true, "-vv": true, "--verbose": true, "--show-current": true, "-i": true, "--ignore-case": true,
@@ -131,7 +137,7 @@ func (c *classifier) gitSub(n syntax.Node, sub string, rest []string) {
 			return
 		}
 		c.ask(n, "git reflog %s changes the reflog", rest[0])
-	case gitNetwork[sub]:
+	case gitNetwork()[sub]:
 		c.need(n, sandbox.Network, "", "git %s uses the network", sub)
 	default:
 		c.need(n, sandbox.WriteVCS, "", "git %s changes the repository or is not on the read-only list", sub)

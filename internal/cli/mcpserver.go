@@ -17,7 +17,9 @@ import (
 )
 
 // aliasPrefix matches the "alias=" a --mcp-server value may start with.
-var aliasPrefix = regexp.MustCompile(`^([^\s=/'"\\]+)=(.*)$`)
+var aliasPrefix = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([^\s=/'"\\]+)=(.*)$`)
+})
 
 // parseServerFlag reads one --mcp-server value: a command line run as a
 // stdio server ("npx -y @modelcontextprotocol/server-everything", quoted
@@ -29,7 +31,7 @@ var aliasPrefix = regexp.MustCompile(`^([^\s=/'"\\]+)=(.*)$`)
 // named reports whether the value gave the alias.
 func parseServerFlag(value string) (sc mcp.ServerConfig, named bool, err error) {
 	value = strings.TrimSpace(value)
-	if m := aliasPrefix.FindStringSubmatch(value); m != nil {
+	if m := aliasPrefix().FindStringSubmatch(value); m != nil {
 		sc.Alias, value, named = m[1], strings.TrimSpace(m[2]), true
 	}
 	if value == "" {

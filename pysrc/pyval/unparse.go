@@ -2,6 +2,7 @@ package pyval
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/lcptools/lcp/pysrc/ast"
 	"github.com/lcptools/lcp/pysrc/token"
@@ -64,12 +65,14 @@ func (u *unparser) open(cond bool, s string) {
 	}
 }
 
-var binopPrec = map[token.Token]int{
-	token.PLUS: precArith, token.MINUS: precArith, token.STAR: precTerm, token.AT: precTerm,
-	token.SLASH: precTerm, token.PERCENT: precTerm, token.LEFTSHIFT: precShift, token.RIGHTSHIFT: precShift,
-	token.VBAR: precBOr, token.CIRCUMFLEX: precBXor, token.AMPER: precBAnd, token.DOUBLESLASH: precTerm,
-	token.DOUBLESTAR: precPower,
-}
+var binopPrec = sync.OnceValue(func() map[token.Token]int {
+	return map[token.Token]int{
+		token.PLUS: precArith, token.MINUS: precArith, token.STAR: precTerm, token.AT: precTerm,
+		token.SLASH: precTerm, token.PERCENT: precTerm, token.LEFTSHIFT: precShift, token.RIGHTSHIFT: precShift,
+		token.VBAR: precBOr, token.CIRCUMFLEX: precBXor, token.AMPER: precBAnd, token.DOUBLESLASH: precTerm,
+		token.DOUBLESTAR: precPower,
+	}
+})
 
 // expr writes e, which its parent gave precedence prec.
 func (u *unparser) expr(e ast.Expr, prec int) {
@@ -196,7 +199,7 @@ func (u *unparser) expr(e ast.Expr, prec int) {
 		u.expr(e.Operand, p)
 		u.open(prec > p, ")")
 	case *ast.BinOp:
-		p := binopPrec[e.Op]
+		p := binopPrec()[e.Op]
 		left, right := p, next(p)
 		if e.Op == token.DOUBLESTAR {
 			left, right = next(p), p
