@@ -189,8 +189,9 @@ class CallRequest(NamedTuple):
         try:
             h, ev = get("h"), get("ev")
             args, context = get("args"), get("context")
-            # Positional and with shared flag records: this runs per call.
-            return cls(
+            # Positional, without the generated __new__, and with shared flag
+            # records: this runs per call.
+            return tuple.__new__(cls, (
                 int(msg["id"]),
                 msg["type"],
                 get("fn") or "",
@@ -201,7 +202,7 @@ class CallRequest(NamedTuple):
                 {} if args is None else args,
                 {} if context is None else context,
                 get("config"),
-            )
+            ))  # type: ignore[return-value]
         except (KeyError, IndexError, TypeError, ValueError) as e:
             raise ProtocolViolation(f"malformed {msg.get('type')} frame: {e}") from None
 
@@ -243,6 +244,11 @@ class Outcome(NamedTuple):
     not_module_level: bool = False
     too_large: int = 0  # the size of a value over the limit
     functions: Optional[List[str]] = None  # a load's tool_* functions
+
+    @classmethod
+    def of_value(cls, data: bytes) -> Outcome:
+        """The outcome of a plain value (the warm call's case)."""
+        return tuple.__new__(cls, (data, None, None, None, None, False, 0, None))  # type: ignore[return-value]
 
     def header(self, call_id: int) -> dict:
         h: Dict[str, Any] = {"type": "result", "id": call_id}
@@ -396,17 +402,30 @@ class FrameWriter:
         self.disabled = False
 
     def send(self, header: dict, payload: Optional[bytes] = None) -> None:
-        self._write(encode_frame(header, payload))
+        self._write_one(encode_frame(header, payload))
 
     def send_value(self, call_id: int, data: bytes) -> None:
         """The result frame of a plain return value, without the JSON encoder."""
-        head = b'{"type":"result","id":%d}\n' % call_id
-        prefix = _PREFIX.pack(FRAME_MAGIC, len(head) + len(data), zlib.crc32(data, zlib.crc32(head)))
         if len(data) < 1 << 16:
-            self._write(prefix + head + data)
+            body = b'{"type":"result","id":%d}\n%b' % (call_id, data)
+            self._write_one(_PREFIX.pack(FRAME_MAGIC, len(body), zlib.crc32(body)) + body)
         else:
+            head = b'{"type":"result","id":%d}\n' % call_id
+            prefix = _PREFIX.pack(FRAME_MAGIC, len(head) + len(data), zlib.crc32(data, zlib.crc32(head)))
             # Do not copy a big value to prepend its header.
             self._write(prefix + head, data)
+
+    def _write_one(self, frame: bytes) -> None:
+        """_write of one part, the reply's common case."""
+        if self.disabled:
+            return
+        with self.lock:
+            try:
+                n = os.write(self.fd, frame)
+                if n < len(frame):
+                    write_all(self.fd, memoryview(frame)[n:])
+            except OSError:
+                os._exit(0)
 
     def _write(self, *parts: bytes) -> None:
         if self.disabled:
@@ -598,7 +617,7 @@ class CallPlan:
     rest of a call.
     """
 
-    __slots__ = ("posonly", "named", "var_kw", "inject", "unknown")
+    __slots__ = ("posonly", "named", "var_kw", "inject", "unknown", "plain")
 
     def __init__(self, fn: Callable):
         # Deferred: inspect costs milliseconds at start-up and is needed only
@@ -610,6 +629,7 @@ class CallPlan:
         self.var_kw = False
         self.unknown = False
         self.inject: Tuple[str, ...] = ()
+        self.plain = False
         try:
             sig = inspect.signature(fn)
         except (TypeError, ValueError):
@@ -626,6 +646,8 @@ class CallPlan:
                 self.var_kw = True
         self.inject = tuple(n for n in HIDDEN_INJECTED if self.var_kw or n in self.named) + \
             tuple(n for n in EVENT_HANDLERS if n in self.named)
+        # Keyword parameters only, nothing injected: bind() is a filter.
+        self.plain = not (self.posonly or self.var_kw or self.inject)
 
     def bind(self, args: dict, injected: Optional[Callable[[str], Any]]) -> Tuple[list, dict]:
         """Positional and keyword arguments for a call.
@@ -637,6 +659,10 @@ class CallPlan:
         """
         if self.unknown:
             return [], dict(args)
+        if self.plain:
+            named = self.named
+            return _NO_POSITIONAL, (args if named.issuperset(args) else
+                                    {k: v for k, v in args.items() if k in named})
         if self.var_kw:
             kwargs = dict(args)
         else:
@@ -653,6 +679,9 @@ class CallPlan:
         return positional, kwargs
 
 
+_NO_POSITIONAL: list = []  # never changed: bind's callers only unpack it
+
+
 def accepts_positional(fn: Callable) -> bool:
     """Whether fn can take one positional argument (init_tools_library rule)."""
     # Deferred like in CallPlan.
@@ -667,13 +696,12 @@ def accepts_positional(fn: Callable) -> bool:
                for p in sig.parameters.values())
 
 
-def _is_coroutine(value: Any) -> bool:
-    if type(value).__name__ != "coroutine":
-        return False
-    # Deferred: only a tool that returns a coroutine needs inspect here.
-    import inspect
+_CoroutineType = types.CoroutineType
 
-    return inspect.iscoroutine(value)
+
+def _is_coroutine(value: Any) -> bool:
+    # What inspect.iscoroutine tests, without importing inspect.
+    return isinstance(value, _CoroutineType)
 
 
 def _async_raise(tid: int, exc_type: Optional[type]) -> int:
@@ -2012,27 +2040,37 @@ class CallRunner:
         if not isinstance(req.args, dict):
             return Outcome(internal=ExceptionInfo("TypeError", "arguments must be a JSON object", ""))
         loader = self._loader
-        _, load_error = loader.ensure_loaded(req.config, req.handlers)
-        if load_error is not None:
-            return Outcome(load_error=load_error)
-        if req.op == "load":
-            return Outcome(functions=loader.functions())
-        try:
-            loader.before_call(req.handlers)
-        except CallCancelled:
-            raise
-        except BaseException as e:
-            return Outcome(exception=describe_exception(e))
-        found = loader.plan(req.function)
-        if found is None:
-            return Outcome(not_module_level=True)
-        fn, plan = found
-        injectors = self._injectors
-        positional, kwargs = plan.bind(req.args, lambda name: injectors[name](call)) if plan.inject \
-            else plan.bind(req.args, None)
+        mod = loader.module
+        if mod is None or req.op == "load":
+            _, load_error = loader.ensure_loaded(req.config, req.handlers)
+            if load_error is not None:
+                return Outcome(load_error=load_error)
+            if req.op == "load":
+                return Outcome(functions=loader.functions())
+        handlers = req.handlers
+        if handlers.interact or handlers != loader.applied:
+            try:
+                loader.before_call(handlers)
+            except CallCancelled:
+                raise
+            except BaseException as e:
+                return Outcome(exception=describe_exception(e))
+        # loader.plan, with its cache looked up first.
+        name = req.function
+        cached = loader._plans.get(name)
+        if cached is None or mod is None or getattr(mod, name, None) is not cached[0]:
+            cached = loader.plan(name)
+            if cached is None:
+                return Outcome(not_module_level=True)
+        fn, plan = cached
+        if plan.inject:
+            injectors = self._injectors
+            positional, kwargs = plan.bind(req.args, lambda name: injectors[name](call))
+        else:
+            positional, kwargs = plan.bind(req.args, None)
         try:
             value = fn(*positional, **kwargs)
-            if _is_coroutine(value):
+            if isinstance(value, _CoroutineType):
                 value = self._run_coroutine(call, value)
         except BaseException as e:
             if call.cancel_requested:
@@ -2050,7 +2088,7 @@ class CallRunner:
         value = None  # and a big value before its JSON is sent
         if len(data) > self._max_result:
             return Outcome(too_large=len(data))
-        return Outcome(value=data, converted=notes)
+        return Outcome.of_value(data) if notes is None else Outcome(value=data, converted=notes)
 
     @staticmethod
     def _run_coroutine(call: Call, coro: Any) -> Any:
@@ -2179,6 +2217,9 @@ class AdaptiveSpin:
     that found nothing or lost the CPU, never while other calls run (they
     need the CPU and the GIL), and never on a single CPU.  It yields the CPU
     between polls, so that it costs little to whoever else needs it.
+
+    The same polls watch the standard descriptors (see watch_std), so that
+    a spin also does the check that follows every call.
     """
 
     BUDGET = 250e-6
@@ -2186,33 +2227,48 @@ class AdaptiveSpin:
     PREEMPTED = 50e-6  # a gap between two polls that shows the CPU was taken
 
     def __init__(self, fd: int):
+        self._fd = fd
         self._poll = select.poll()
         self._poll.register(fd, select.POLLIN)
+        self._std = False
         self._avg = self.BUDGET
         self._replied: Optional[float] = None
         self._misses = 0  # spins in a row that found nothing
         self._skip = 0  # replies left after which it does not spin
         self._cpus = _cpus()
-        self._busy = False
+        self._busy_avg = 0.0
         self._busy_at = 0.0
         self.enabled = self._cpus > 1 and hasattr(os, "sched_yield")
+
+    def watch_std(self, fds: Tuple[int, ...]) -> None:
+        """Also poll fds (with no events: a closed one reports POLLNVAL)."""
+        for fd in fds:
+            self._poll.register(fd, 0)
+        self._std = bool(fds)
 
     def replied(self) -> None:
         self._replied = time.perf_counter()
 
-    def wait(self) -> None:
-        """Poll the pipe briefly if calls have been coming in quick succession."""
+    def wait(self) -> bool:
+        """Poll the pipe briefly if calls have been coming in quick succession.
+
+        Reports whether it polled the standard descriptors (watch_std) and
+        found them open: if not, the caller checks them itself.
+        """
         if not self.enabled or self._replied is None or self._avg >= self.BUDGET:
-            return
+            return False
         if self._skip:
             self._skip -= 1
-            return
+            return False
         if self._cpu_busy():
-            return
+            return False
         deadline = self._replied + self.BUDGET
         poll, clock, yield_cpu = self._poll.poll, time.perf_counter, os.sched_yield
         last = clock()
-        while not poll(0):
+        while True:
+            ready = poll(0)
+            if ready:
+                break
             now = clock()
             if now >= deadline or now - last > self.PREEMPTED:
                 # Nothing came, or the CPU is wanted elsewhere (a thread
@@ -2220,23 +2276,32 @@ class AdaptiveSpin:
                 # the next 2, 4, ... 256 replies park at once.
                 self._misses = min(self._misses + 1, 8)
                 self._skip = 1 << self._misses
-                return
+                return self._std
             last = now
             yield_cpu()
         self._misses = 0
+        # Only the call pipe, readable: the standard descriptors are open.
+        return self._std and len(ready) == 1 and ready[0][0] == self._fd
+
+    BUSY = 0.75  # threads waiting for a CPU, on average, from which it is busy
 
     def _cpu_busy(self) -> bool:
-        """Whether more threads are runnable than there are CPUs.
+        """Whether threads wait for a CPU.
 
-        From the kernel's count in /proc/loadavg, read at most every 10 ms:
-        where threads wait for a CPU, polling takes it from them (and waking
-        is fast anyway: no CPU is idle).
+        From the kernel's count of runnable threads in /proc/loadavg, read
+        at most every 10 ms: where threads wait for a CPU, polling takes it
+        from them (and waking is fast anyway: no CPU is idle).  One reading
+        is of one instant, and this thread and the engine's run at once, so
+        that any third thread tips a two-CPU machine over: the threads over
+        the CPUs are averaged (a weight of 1/4 per reading), as the engine
+        does, and it is busy once about one waits on average.
         """
         now = time.monotonic()
         if now - self._busy_at > 0.01:
             self._busy_at = now
-            self._busy = _runnable_threads() > self._cpus
-        return self._busy
+            over = max(_runnable_threads() - self._cpus, 0)
+            self._busy_avg += (over - self._busy_avg) / 4
+        return self._busy_avg >= self.BUSY
 
     def arrived(self) -> None:
         """Note the arrival of a call (the gap since the last reply)."""
@@ -2373,6 +2438,7 @@ class Worker:
             for fd, _ in self._saved_fds:
                 p.register(fd, 0)
             self._std_poll = p
+            self.spin.watch_std(tuple(fd for fd, _ in self._saved_fds))
         sys.stdout = RoutedStream("stdout", 0, saved_out)  # type: ignore[assignment]
         sys.stderr = RoutedStream("stderr", 1, saved_err)  # type: ignore[assignment]
         _install_thread_inheritance()
@@ -2428,15 +2494,17 @@ class Worker:
         reader = FrameReader(self.call_fd)
         spin = self.spin
         while True:
-            if not reader.buffered() and self.calls.idle():
-                spin.wait()
             msg = reader.read()
             if msg is None:
                 return self._closed()
             spin.arrived()
             call = self._call_from(msg)
-            self.run_call(call)
+            self.run_call(call, repair=False)
             spin.replied()
+            # The check after every call (run_call's repair), done by the
+            # spin's polls when it spins.
+            if reader.buffered() or not self.calls.idle() or not spin.wait():
+                self._repair_std_fds()
 
     def _serve_side(self) -> None:
         """Read the side pipe: cancellations, answers, handlers, overlapping calls."""
@@ -2468,8 +2536,13 @@ class Worker:
 
     # -- running a call ------------------------------------------------------
 
-    def run_call(self, call: Call) -> None:
-        """Run call in this thread and send its result."""
+    def run_call(self, call: Call, repair: bool = True) -> None:
+        """Run call in this thread and send its result.
+
+        Then the standard descriptors are repaired, unless repair is false:
+        the calls thread checks them itself, while it waits for the next
+        call (see AdaptiveSpin.wait).
+        """
         thread = threading.current_thread()
         thread._lcp_call = call  # type: ignore[attr-defined]
         outcome: Optional[Outcome] = None
@@ -2486,6 +2559,10 @@ class Worker:
         cancelled = self._finish(call)
         thread._lcp_call = None  # type: ignore[attr-defined]
         self._send_result(call, outcome, cancelled)
+        # After the result, which need not wait for it: the call's output
+        # went out with close_events, and the next call runs after this.
+        if repair:
+            self._repair_std_fds()
 
     def _finish(self, call: Call) -> bool:
         """Mark the call finished; report whether it was cancelled."""
@@ -2503,11 +2580,11 @@ class Worker:
             except CallCancelled:
                 continue
         self.calls.remove(call)
-        self._repair_std_fds()
-        try:
-            call.close_events()
-        except Exception:
-            pass
+        if call._events is not None:
+            try:
+                call.close_events()
+            except Exception:
+                pass
         return cancelled
 
     def _send_result(self, call: Call, outcome: Optional[Outcome], cancelled: bool) -> None:

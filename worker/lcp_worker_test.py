@@ -567,7 +567,36 @@ class BusyTest(unittest.TestCase):
         self.addCleanup(os.close, wfd)
         spin = w.AdaptiveSpin(r)
         spin._cpus = 0  # every machine is then busy, where the kernel says so
-        self.assertEqual(spin._cpu_busy(), w._runnable_threads() > 0)
+        busy = w._runnable_threads() > 0
+        for _ in range(5):  # the readings are averaged: one waiting thread takes five
+            spin._busy_at = 0.0
+            spin._cpu_busy()
+        self.assertEqual(spin._cpu_busy(), busy)
+
+    def test_busy_average(self):
+        r, wfd = os.pipe()
+        self.addCleanup(os.close, r)
+        self.addCleanup(os.close, wfd)
+        orig = w._runnable_threads
+        self.addCleanup(setattr, w, "_runnable_threads", orig)
+        cases = [
+            ("two threads on two CPUs", [2] * 20, False),
+            ("a third thread in a third of the readings", [2, 2, 3] * 7, False),
+            ("one thread always waiting", [3] * 20, True),
+            ("a loaded machine", [30], True),
+            ("the load ends", [30] * 5 + [2] * 20, False),
+        ]
+        for name, samples, want in cases:
+            with self.subTest(name):
+                spin = w.AdaptiveSpin(r)
+                spin._cpus = 2
+                it = iter(samples)
+                w._runnable_threads = lambda: next(it)
+                busy = None
+                for _ in samples:
+                    spin._busy_at = 0.0
+                    busy = spin._cpu_busy()
+                self.assertEqual(busy, want)
 
 
 class CompatibilityTest(unittest.TestCase):

@@ -216,10 +216,6 @@ const (
 // newWait starts waiting for pc's result; close ends it.
 func (pr *proc) newWait(ctx context.Context, pc *pcall, req *Request) *callWait {
 	w := &callWait{pr: pr, pc: pc, req: req, ctx: ctx, ctxDone: ctx.Done(), spin: pr.spin.worth()}
-	if ctx.Done() != nil {
-		// A leader parked in poll(2) learns of the cancellation by a kick.
-		w.unkick = context.AfterFunc(ctx, pr.kick)
-	}
 	if req.Timeout > 0 {
 		w.deadline = pc.sent.Add(req.Timeout)
 	}
@@ -264,9 +260,17 @@ func (w *callWait) wait(leave bool) (f frameIn, left bool, err error) {
 		if leave && w.phase == stopping && w.ctx.Err() != nil {
 			return frameIn{}, true, w.stopError()
 		}
-		if pr.leads(pc) && pr.readFor(pc, w.deadline, w.spin) {
-			w.spin = false
-			continue
+		if pr.leads(pc) {
+			if !w.spin && w.unkick == nil && w.ctx.Done() != nil {
+				// A leader parked on the pipe learns of the cancellation
+				// by a kick; armed only now, since most calls end while
+				// their leader polls (readFor returns after polling).
+				w.unkick = context.AfterFunc(w.ctx, pr.kick)
+			}
+			if pr.readFor(pc, w.deadline, w.spin) {
+				w.spin = false
+				continue
+			}
 		}
 		w.block()
 	}

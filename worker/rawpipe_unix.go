@@ -29,10 +29,12 @@ func setNonblock(fd int) error { return syscall.SetNonblock(fd, true) }
 
 func closeFD(fd int) { _ = syscall.Close(fd) }
 
-// readFD reads without blocking; wouldBlock reports an empty pipe.
+// readFD reads without blocking; wouldBlock reports an empty pipe. fd
+// must be non-blocking: outside race builds the read is a raw system call
+// (see readNonblock).
 func readFD(fd int, b []byte) (n int, wouldBlock bool, err error) {
 	for {
-		n, err = syscall.Read(fd, b)
+		n, err = readNonblock(fd, b)
 		switch {
 		case errors.Is(err, syscall.EINTR):
 			continue

@@ -26,20 +26,29 @@ import (
 // in quick succession never pay for waking it.
 //
 // The pipe is read with non-blocking system calls. A leader waits for it
-// through Go's network poller, on a duplicate of the pipe registered for
-// the proc's life (leadFile): its goroutine parks and no thread stays in a
-// system call while the worker works. A thread blocked in poll(2) would be
-// seen by the runtime's monitor (sysmon), which then wakes every 20 µs to
-// take its processor away, and the thread has to get one back when the
-// result comes: on a server, a fifth of its CPU. A kick wakes a parked
-// leader (its context was cancelled, the proc is closing): it counts kicks
-// and sets the duplicate's read deadline in the past. Where the duplicate
+// through Go's network poller, on a duplicate of the pipe registered there
+// (leadFile): its goroutine parks and no thread stays in a system call
+// while the worker works. A thread blocked in poll(2) would be seen by the
+// runtime's monitor (sysmon), which then wakes every 20 µs to take its
+// processor away, and the thread has to get one back when the result
+// comes: on a server, a fifth of its CPU. A kick wakes a parked leader
+// (its context was cancelled, the proc is closing): it counts kicks and
+// sets the duplicate's read deadline in the past. Where the duplicate
 // cannot be registered, the leader and the watcher wait with poll(2) on the
 // pipe and a kick pipe.
 //
 // A leader first polls the pipe for up to spinBudget before parking (see
 // spinner): waking a parked thread costs tens of microseconds on an idle
 // virtual CPU, more than a warm call.
+//
+// The duplicate is registered only while leaders park. Registered, every
+// frame the worker writes wakes the runtime's thread that waits in
+// epoll_wait for the network poller (there is one whenever a processor is
+// idle and anything waits in the poller), on a CPU the worker or the
+// polling leader needs: on a two-CPU machine that was a tenth of a warm
+// call, and most of its slow tail. So the first leader that parks opens
+// it, and a leader whose poll found the result leadIdleHits times in a row
+// closes it; leaders that park again open it again.
 
 // watchDelay is how long a proc with no call in flight waits before its
 // watcher starts reading.
@@ -70,14 +79,21 @@ type reader struct {
 	eof       bool
 
 	watchFile *os.File // under mu: the watcher's duplicate of the pipe
-	leadFile  *os.File // the leaders' duplicate of the pipe, in the network poller (nil: none)
-	leadConn  syscall.RawConn
-	kicks     atomic.Uint64 // kicks so far
-	// The leader's (one at a time): the kicks it has seen, and the read
-	// deadline set on leadFile (not known after a kick, which moves it).
+	// The leaders' duplicate of the pipe, in the network poller (nil:
+	// none now). Set and cleared by the leader under kickMu, which kick
+	// holds to move its deadline.
+	leadFile *os.File
+	leadConn syscall.RawConn
+	kicks    atomic.Uint64 // kicks so far
+	// The leader's (one at a time): the kicks it has seen, the read
+	// deadline set on leadFile (not known after a kick, which moves it),
+	// whether the duplicate can be registered at all, and the polls in a
+	// row that found the result.
 	seenKicks    uint64
 	leadDeadline time.Time
 	deadlineSet  bool
+	noLeadFile   bool
+	spinHits     int
 	rclosed      atomic.Bool  // set once the pipe is closed for reading
 	pollers      atomic.Int32 // goroutines in poll(2) on the pipe
 	readerDone   chan struct{}
@@ -128,11 +144,12 @@ func (s *spinner) spun(found bool) {
 	s.skip.Store(1 << min(s.misses.Add(1), 8))
 }
 
-// readFor reads the reply pipe for pc: it dispatches what is there, polls
-// for a while if spin is set, then parks until the pipe is readable, a kick
-// comes or deadline passes. It reports false once the pipe has ended.
+// readFor reads the reply pipe for pc: it dispatches what is there, then
+// polls for a while if spin is set (and returns), or else parks until the
+// pipe is readable, a kick comes or deadline passes. It reports false once
+// the pipe has ended.
 func (pr *proc) readFor(pc *pcall, deadline time.Time, spin bool) bool {
-	if spin || pr.leadConn == nil {
+	if spin || pr.noLeadFile {
 		// (A wait in the network poller reads first itself.)
 		if !pr.pump(pc) {
 			return false
@@ -141,7 +158,10 @@ func (pr *proc) readFor(pc *pcall, deadline time.Time, spin bool) bool {
 			return true
 		}
 	}
-	if spin && !cpuBusy() && pr.pool.startSpinning() {
+	if spin {
+		if cpuBusy() || !pr.pool.startSpinning() {
+			return true // (the caller parks next)
+		}
 		until := pc.sent.Add(spinBudget)
 		if !deadline.IsZero() && deadline.Before(until) {
 			until = deadline
@@ -159,12 +179,25 @@ func (pr *proc) readFor(pc *pcall, deadline time.Time, spin bool) bool {
 		pr.pool.spinning.Add(-1)
 		found := len(pc.done) > 0
 		pr.spin.spun(found)
-		if !alive || found {
+		if found {
+			if pr.spinHits++; pr.spinHits == leadIdleHits {
+				pr.closeLeadFile()
+			}
+		}
+		return alive
+	}
+	pr.spinHits = 0
+	if !pr.noLeadFile {
+		if alive, parked := pr.awaitNet(pc, deadline); parked {
 			return alive
 		}
-	}
-	if pr.leadConn != nil {
-		return pr.awaitNet(pc, deadline)
+		// No duplicate: what the pipe holds is read before poll(2) waits.
+		if !pr.pump(pc) {
+			return false
+		}
+		if len(pc.done) > 0 {
+			return true
+		}
 	}
 	timeout := -1
 	if !deadline.IsZero() {
@@ -180,15 +213,32 @@ func (pr *proc) readFor(pc *pcall, deadline time.Time, spin bool) bool {
 	return pr.pump(pc)
 }
 
+// leadIdleHits is how many polls in a row that found the result make a
+// leader close the duplicate in the network poller.
+const leadIdleHits = 16
+
 // awaitNet reads the pipe for pc until its result came, a kick came, the
 // deadline passed or the pipe ended, parked in Go's network poller between
-// reads. It reports false once the pipe has ended.
-func (pr *proc) awaitNet(pc *pcall, deadline time.Time) bool {
+// reads; it opens the duplicate first if needed. It reports whether the
+// pipe is alive, and parked false when the duplicate could not be opened:
+// the caller then waits with poll(2).
+func (pr *proc) awaitNet(pc *pcall, deadline time.Time) (alive, parked bool) {
 	pr.pollers.Add(1)
 	defer pr.pollers.Add(-1)
 	if pr.rclosed.Load() {
-		return false
+		// (Checked after counting this poller: stopReading, which sets
+		// rclosed, closes the pipe only once no poller is left, so the pipe
+		// stays open while the duplicate is made.)
+		return false, true
 	}
+	if pr.leadConn == nil && !pr.openLeadFile() {
+		return true, false
+	}
+	return pr.awaitLead(pc, deadline), true
+}
+
+// awaitLead is awaitNet's wait on an open duplicate.
+func (pr *proc) awaitLead(pc *pcall, deadline time.Time) bool {
 	seen := pr.seenKicks
 	if k := pr.kicks.Load(); k != seen {
 		// A kick since the last look: whatever it was for, the caller looks
@@ -221,11 +271,13 @@ func (pr *proc) awaitNet(pc *pcall, deadline time.Time) bool {
 }
 
 // openLeadFile registers a duplicate of the reply pipe with Go's network
-// poller for the leaders' waits; without one they wait with poll(2).
-func (pr *proc) openLeadFile() {
+// poller for the leaders' waits, and reports whether it did; the leader
+// calls it from awaitNet. Where the poller does not take it, leaders wait
+// with poll(2) from then on.
+func (pr *proc) openLeadFile() bool {
 	fd, err := dupCloexec(pr.rfd)
 	if err != nil {
-		return
+		return false // (no descriptor left, say: try again next time)
 	}
 	f := os.NewFile(uintptr(fd), "lcp-worker-reply")
 	rc, err := f.SyscallConn()
@@ -235,9 +287,31 @@ func (pr *proc) openLeadFile() {
 	}
 	if err != nil {
 		f.Close()
-		return
+		pr.noLeadFile = true
+		return false
+	}
+	pr.kickMu.Lock()
+	if pr.kickClosed {
+		pr.kickMu.Unlock()
+		f.Close()
+		return false
 	}
 	pr.leadFile, pr.leadConn = f, rc
+	pr.deadlineSet = false
+	pr.kickMu.Unlock()
+	return true
+}
+
+// closeLeadFile takes the leaders' duplicate out of the network poller;
+// the leader calls it, while it does not wait on it.
+func (pr *proc) closeLeadFile() {
+	pr.kickMu.Lock()
+	f := pr.leadFile
+	pr.leadFile, pr.leadConn = nil, nil
+	pr.kickMu.Unlock()
+	if f != nil {
+		f.Close()
+	}
 }
 
 // startSpinning takes one of the pool's spinning slots.
@@ -368,11 +442,12 @@ func (pr *proc) waitReadable(timeoutMs int) bool {
 func (pr *proc) kick() {
 	pr.kickMu.RLock()
 	if !pr.kickClosed {
+		// Counted first, and whether or not a duplicate is open: a leader
+		// that opens one or sets its deadline after this sees the count
+		// before it parks.
+		pr.kicks.Add(1)
 		writeKick(pr.kickW)
 		if pr.leadFile != nil {
-			// Counted first: a leader that sets its deadline after this
-			// one sees the count before it parks.
-			pr.kicks.Add(1)
 			_ = pr.leadFile.SetReadDeadline(time.Unix(1, 0))
 		}
 	}

@@ -68,9 +68,6 @@ func (p *Pool) spawn(g *group, s *slot) (*proc, error) {
 	if !p.addProc(pr) {
 		process.Kill()
 		pp.closeParent()
-		if pr.leadFile != nil {
-			pr.leadFile.Close()
-		}
 		_ = process.Wait()
 		return nil, ErrClosed
 	}
@@ -220,7 +217,6 @@ func (p *Pool) newProc(g *group, s *slot, process *spawn.Process, pp *pipes) *pr
 		oom:       markOOM(process.Pid()), // for a death in the start-up; the hello marks the worker's
 	}
 	pr.rfd, pr.kickR, pr.kickW = pp.replyR, pp.kickR, pp.kickW
-	pr.openLeadFile()
 	pr.frames = newFrameReader(64<<10, pr.maxFrame)
 	pr.readerDone = make(chan struct{})
 	pr.spin.avg.Store(int64(spinBudget))

@@ -57,9 +57,9 @@ def serve(worker_dir: str, lib: str, fds: tuple, report_fd: int) -> None:
 
     run_call = w.run_call
 
-    def timed_run(call, *rest):  # type: ignore[no-untyped-def]
+    def timed_run(call, *rest, **kw):  # type: ignore[no-untyped-def]
         t = clock()
-        run_call(call, *rest)
+        run_call(call, *rest, **kw)
         acc["run"] += clock() - t
         acc["n"] += 1
 
