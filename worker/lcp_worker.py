@@ -2048,21 +2048,17 @@ class CallRunner:
             if req.op == "load":
                 return Outcome(functions=loader.functions())
         handlers = req.handlers
-        if handlers.interact or handlers != loader.applied:
+        if handlers.interact or handlers != loader.applied:  # what before_call acts on
             try:
                 loader.before_call(handlers)
             except CallCancelled:
                 raise
             except BaseException as e:
                 return Outcome(exception=describe_exception(e))
-        # loader.plan, with its cache looked up first.
-        name = req.function
-        cached = loader._plans.get(name)
-        if cached is None or mod is None or getattr(mod, name, None) is not cached[0]:
-            cached = loader.plan(name)
-            if cached is None:
-                return Outcome(not_module_level=True)
-        fn, plan = cached
+        found = loader.plan(req.function)
+        if found is None:
+            return Outcome(not_module_level=True)
+        fn, plan = found
         if plan.inject:
             injectors = self._injectors
             positional, kwargs = plan.bind(req.args, lambda name: injectors[name](call))
@@ -2070,7 +2066,7 @@ class CallRunner:
             positional, kwargs = plan.bind(req.args, None)
         try:
             value = fn(*positional, **kwargs)
-            if isinstance(value, _CoroutineType):
+            if _is_coroutine(value):
                 value = self._run_coroutine(call, value)
         except BaseException as e:
             if call.cancel_requested:

@@ -557,6 +557,46 @@ class AdaptiveSpinTest(unittest.TestCase):
         spin.wait()
         self.assertEqual(polls, [])
 
+    def test_spin_checks_the_standard_descriptors(self):
+        # wait() reports True only when its polls covered the watched
+        # descriptors and found them open; a closed one (POLLNVAL) or no
+        # spin at all leaves the check to the caller.
+        r, wfd = os.pipe()
+        self.addCleanup(os.close, r)
+        self.addCleanup(os.close, wfd)
+        out_r, out_w = os.pipe()
+        self.addCleanup(os.close, out_r)
+
+        def ready_spin() -> "w.AdaptiveSpin":
+            spin = w.AdaptiveSpin(r)
+            spin.enabled = True
+            spin._cpu_busy = lambda: False
+            spin.PREEMPTED = 3600.0
+            spin._avg = 0.0
+            spin.replied()
+            return spin
+
+        spin = ready_spin()
+        self.assertFalse(spin.wait(), "no descriptors watched")
+        spin = ready_spin()
+        spin.watch_std((out_w,))
+        os.write(wfd, b"x")  # a call is there: the first poll finds it
+        self.assertTrue(spin.wait())
+        os.read(r, 1)
+        spin = ready_spin()
+        spin.watch_std((out_w,))
+        self.assertTrue(spin.wait(), "nothing came, but the descriptor was polled open")
+        os.close(out_w)
+        spin = ready_spin()
+        spin.watch_std((out_w,))
+        os.write(wfd, b"x")
+        self.assertFalse(spin.wait(), "a closed descriptor is the caller's to repair")
+        os.read(r, 1)
+        spin = ready_spin()
+        spin.enabled = False
+        spin.watch_std((r,))
+        self.assertFalse(spin.wait(), "no spin: the caller checks")
+
 
 class BusyTest(unittest.TestCase):
     def test_runnable_threads(self):
