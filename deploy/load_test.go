@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"os/exec"
 	"sort"
@@ -307,9 +308,10 @@ func TestLoadAccounting(t *testing.T) {
 	var opened atomic.Int64
 	for i := range *loadSessions {
 		wg.Go(func() {
+			began := time.Now()
 			s, err := openRaw(ctx, srv.URL, client)
 			if err != nil {
-				out.add("session not opened", err.Error())
+				out.add("session not opened", openFailure(err, time.Since(began)))
 				return
 			}
 			opened.Add(1)
@@ -379,6 +381,26 @@ func loadCall(ctx context.Context, s *rawSession, rng *rand.Rand, nonce string, 
 		o = "wrong result"
 	}
 	out.add(o, detail)
+}
+
+// openFailure describes a session that did not open for the test's
+// report: the error, how long the attempt took, and what the error wraps,
+// so that a failure seen once under load says where it came from (a
+// transport-level timeout, a context, the server's answer).
+func openFailure(err error, took time.Duration) string {
+	var ne net.Error
+	timeout := errors.As(err, &ne) && ne.Timeout()
+	return fmt.Sprintf("%v (after %s; context deadline: %t, timeout: %t, error chain: %s)",
+		err, took.Round(time.Millisecond), errors.Is(err, context.DeadlineExceeded), timeout, errorChain(err))
+}
+
+// errorChain lists the types of err and of the errors it wraps.
+func errorChain(err error) string {
+	var types []string
+	for e := err; e != nil && len(types) < 8; e = errors.Unwrap(e) {
+		types = append(types, fmt.Sprintf("%T", e))
+	}
+	return strings.Join(types, " > ")
 }
 
 // newLoadClient returns an HTTP client that keeps up to idle connections.

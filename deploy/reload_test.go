@@ -64,9 +64,10 @@ func TestReloadUnderCalls(t *testing.T) {
 	version := regexp.MustCompile(`v\d+:(\d+)`)
 	for s := range 4 {
 		wg.Go(func() {
+			began := time.Now()
 			rs, err := openRaw(ctx, srv.URL, client)
 			if err != nil {
-				out.add("session not opened", err.Error())
+				out.add("session not opened", openFailure(err, time.Since(began)))
 				return
 			}
 			for j := 0; time.Now().Before(stop); j++ {
